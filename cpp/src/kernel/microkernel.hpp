@@ -1,0 +1,136 @@
+// L4 kernel: the one generic MR x NR microkernel, over any SIMD token.
+//
+// Contract (see CONTRACT.md beside this file):
+//  - A micropanel: for each depth step p, MR consecutive elements starting at
+//    a + p * a_step.  a_step == MR for a packed panel; a larger a_step reads
+//    a unit-stride A in place (only ever for full MR-row tiles).
+//  - B micropanel: packed, NR consecutive elements per depth step.
+//  - The tile is m_eff x n_eff (<= MR x NR); lanes and columns past the edge
+//    are neither read from C nor written.
+//  - out = act(alpha * AB + beta * src + bias).  beta == 0 never reads src,
+//    so NaN in an uninitialized C cannot leak.
+//  - The arithmetic is the same for full and edge tiles and for every C
+//    layout, so a result never depends on where a tile falls.
+#pragma once
+
+#include "kernel/task.hpp"
+#include "simd/simd_ops.hpp"
+
+namespace gemmkit::kernel {
+
+template <class Token, class T, int MR_REG, int NR>
+struct FloatKernel {
+  using Ops = simd::SimdOps<Token, T>;
+  using Reg = typename Ops::Reg;
+  static constexpr int kLanes = Ops::kLanes;
+  static constexpr int kMr = MR_REG * kLanes;
+  static constexpr int kNr = NR;
+
+  // Where one tile's result goes and what it is combined with.
+  struct Store {
+    T alpha, beta;
+    const T* src;  // read when beta != 0
+    index_t rs_src, cs_src;
+    T* dst;
+    index_t rs_dst, cs_dst;
+    const Epilogue<T>* epi;  // nullptr when inactive
+    index_t row0, col0;      // position of the tile, for the bias
+  };
+
+  static GEMMKIT_INLINE void accumulate(index_t kc, const T* GEMMKIT_RESTRICT a,
+                                        index_t a_step,
+                                        const T* GEMMKIT_RESTRICT b,
+                                        Reg (&acc)[NR][MR_REG]) {
+#pragma GCC unroll 4
+    for (index_t p = 0; p < kc; ++p) {
+      Reg av[MR_REG];
+#pragma GCC unroll 8
+      for (int r = 0; r < MR_REG; ++r) av[r] = Ops::loadu(a + r * kLanes);
+#pragma GCC unroll 16
+      for (int j = 0; j < NR; ++j) {
+        const Reg bj = Ops::splat(b[j]);
+#pragma GCC unroll 8
+        for (int r = 0; r < MR_REG; ++r) acc[j][r] = Ops::mul_add(av[r], bj, acc[j][r]);
+      }
+      a += a_step;
+      b += NR;
+    }
+  }
+
+  static GEMMKIT_INLINE Reg apply_epilogue(Reg v, const Epilogue<T>& e,
+                                           index_t row, int rows, index_t col) {
+    if (e.bias_kind == BiasKind::kPerRow) {
+      const T* p = e.bias + row * e.bias_stride;
+      Reg bias;
+      if (e.bias_stride == 1) {
+        bias = rows == kLanes ? Ops::loadu(p) : Ops::load_partial(p, rows);
+      } else {
+        T tmp[kLanes] = {};
+        for (int i = 0; i < rows; ++i) tmp[i] = p[i * e.bias_stride];
+        bias = Ops::loadu(tmp);
+      }
+      v = Ops::add(v, bias);
+    } else if (e.bias_kind == BiasKind::kPerCol) {
+      v = Ops::add(v, Ops::splat(e.bias[col * e.bias_stride]));
+    }
+    if (e.act == Activation::kRelu) {
+      v = Ops::max(v, Ops::zero());
+    } else if (e.act == Activation::kClip) {
+      v = Ops::min(Ops::max(v, Ops::splat(e.lo)), Ops::splat(e.hi));
+    }
+    return v;
+  }
+
+  static GEMMKIT_INLINE void store(const Reg (&acc)[NR][MR_REG], index_t m_eff,
+                                   index_t n_eff, const Store& s) {
+    const Reg alpha = Ops::splat(s.alpha);
+    const Reg beta = Ops::splat(s.beta);
+    const bool scale = s.alpha != T(1);
+    const bool read_c = s.beta != T(0);
+    for (index_t j = 0; j < n_eff; ++j) {
+      T* dcol = s.dst + j * s.cs_dst;
+      const T* scol = s.src + j * s.cs_src;
+#pragma GCC unroll 8
+      for (int r = 0; r < MR_REG; ++r) {
+        const index_t row = r * kLanes;
+        if (row >= m_eff) break;
+        const int rows = m_eff - row >= kLanes ? kLanes : int(m_eff - row);
+        Reg v = scale ? Ops::mul(acc[j][r], alpha) : acc[j][r];
+        if (read_c) {
+          Reg c;
+          if (s.rs_src == 1) {
+            c = rows == kLanes ? Ops::loadu(scol + row) : Ops::load_partial(scol + row, rows);
+          } else {
+            T tmp[kLanes] = {};
+            for (int i = 0; i < rows; ++i) tmp[i] = scol[(row + i) * s.rs_src];
+            c = Ops::loadu(tmp);
+          }
+          v = Ops::mul_add(c, beta, v);
+        }
+        if (s.epi) v = apply_epilogue(v, *s.epi, s.row0 + row, rows, s.col0 + j);
+        if (s.rs_dst == 1) {
+          if (rows == kLanes) Ops::storeu(dcol + row, v);
+          else Ops::store_partial(dcol + row, v, rows);
+        } else {
+          T tmp[kLanes];
+          Ops::storeu(tmp, v);
+          for (int i = 0; i < rows; ++i) dcol[(row + i) * s.rs_dst] = tmp[i];
+        }
+      }
+    }
+  }
+
+  // One tile: C[0:m_eff, 0:n_eff] = epilogue(alpha * A B + beta * src).
+  static void run(index_t kc, const T* a, index_t a_step, const T* b,
+                  index_t m_eff, index_t n_eff, const Store& s) {
+    Reg acc[NR][MR_REG];
+#pragma GCC unroll 16
+    for (int j = 0; j < NR; ++j)
+#pragma GCC unroll 8
+      for (int r = 0; r < MR_REG; ++r) acc[j][r] = Ops::zero();
+    accumulate(kc, a, a_step, b, acc);
+    store(acc, m_eff, n_eff, s);
+  }
+};
+
+}  // namespace gemmkit::kernel

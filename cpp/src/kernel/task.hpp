@@ -1,0 +1,81 @@
+// L4 kernel: the plain-data description of one GEMM, shared by every layer.
+//
+// L8 (api) turns user views into a GemmTask once it has validated them; from
+// there on nothing is checked again.  Strides are signed and counted in
+// elements; pointers address element (0, 0) of each view.
+#pragma once
+
+#include <cstddef>
+
+namespace gemmkit {
+
+using index_t = std::ptrdiff_t;
+
+// Fused epilogue applied at the store, after alpha * AB + beta * C:
+//   out = act(alpha * AB + beta * C + bias)
+enum class BiasKind : int { kNone = 0, kPerRow = 1, kPerCol = 2 };
+enum class Activation : int { kNone = 0, kRelu = 1, kClip = 2 };
+
+//
+// These structs are trivial aggregates on purpose (value-initialize them with
+// {}): they cross from baseline into ISA translation units, and a member
+// function instantiated under two sets of compiler flags is the ODR hazard
+// that simd_ops.hpp describes.  Helpers are internal-linkage free functions.
+template <class T>
+struct Epilogue {
+  const T* bias;  // kPerRow: m values, kPerCol: n values
+  index_t bias_stride;
+  BiasKind bias_kind;
+  Activation act;
+  T lo;  // kClip bounds (kRelu needs none)
+  T hi;
+};
+
+template <class T>
+struct GemmTask {
+  index_t m, n, k;
+  T alpha, beta;
+  const T* a;
+  index_t rs_a, cs_a;
+  const T* b;
+  index_t rs_b, cs_b;
+  // Read only when beta != 0; may be the very same view as c_out.
+  const T* c_in;
+  index_t rs_ci, cs_ci;
+  T* c_out;
+  index_t rs_co, cs_co;
+  Epilogue<T> epi;
+  int max_threads;  // resolved by L8 from the tuning registry
+};
+
+template <class T>
+static inline bool epilogue_active(const Epilogue<T>& e) {
+  return e.bias_kind != BiasKind::kNone || e.act != Activation::kNone;
+}
+
+// C^T = B^T A^T: the same product with the roles of m and n swapped.  The
+// driver computes in whichever orientation gives unit-stride C columns.
+template <class T>
+static inline GemmTask<T> transposed(const GemmTask<T>& task) {
+  GemmTask<T> t = task;
+  t.m = task.n;
+  t.n = task.m;
+  t.a = task.b;
+  t.rs_a = task.cs_b;
+  t.cs_a = task.rs_b;
+  t.b = task.a;
+  t.rs_b = task.cs_a;
+  t.cs_b = task.rs_a;
+  t.rs_ci = task.cs_ci;
+  t.cs_ci = task.rs_ci;
+  t.rs_co = task.cs_co;
+  t.cs_co = task.rs_co;
+  if (task.epi.bias_kind == BiasKind::kPerRow) {
+    t.epi.bias_kind = BiasKind::kPerCol;
+  } else if (task.epi.bias_kind == BiasKind::kPerCol) {
+    t.epi.bias_kind = BiasKind::kPerRow;
+  }
+  return t;
+}
+
+}  // namespace gemmkit

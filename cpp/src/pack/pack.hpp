@@ -1,0 +1,91 @@
+// L1 pack: copies blocks of A and B into the micropanel layouts the
+// microkernel streams through.
+//
+//   A block (mc x kc) -> ceil(mc / MR) panels; panel q holds, for each depth
+//   step p, rows q*MR .. q*MR+MR-1 contiguously (MR * kc elements).
+//   B block (kc x nc) -> ceil(nc / NR) panels; panel q holds, for each depth
+//   step p, columns q*NR .. q*NR+NR-1 contiguously (NR * kc elements).
+//
+// Tails past mc or nc are zero-filled, so the kernel always runs full-width
+// arithmetic and the edge is handled only at the store.  The source may have
+// any strides; the unit-stride cases are the fast paths.
+#pragma once
+
+#include <cstring>
+
+#include "kernel/task.hpp"
+#include "simd/simd_ops.hpp"
+
+namespace gemmkit::pack {
+
+// Packs `width` (<= W) vectors-along-the-panel of a strided source:
+// element (i, p) of the source block is src[i * rs + p * cs], for i in
+// [0, width) and p in [0, kc).  Output: dst[p * W + i], zero for i >= width.
+template <class Token, class T, int W>
+GEMMKIT_INLINE void pack_panel(index_t kc, index_t width, const T* src,
+                               index_t rs, index_t cs, T* GEMMKIT_RESTRICT dst) {
+  using Ops = simd::SimdOps<Token, T>;
+  constexpr int L = Ops::kLanes;
+  if (rs == 1 && width == W && W % L == 0) {
+    // Contiguous along the panel: a straight vector copy per depth step.
+    for (index_t p = 0; p < kc; ++p) {
+      const T* s = src + p * cs;
+#pragma GCC unroll 8
+      for (int i = 0; i < W; i += L) Ops::storeu(dst + i, Ops::loadu(s + i));
+      dst += W;
+    }
+    return;
+  }
+  if (rs == 1) {
+    for (index_t p = 0; p < kc; ++p) {
+      const T* s = src + p * cs;
+      index_t i = 0;
+      for (; i < width; ++i) dst[i] = s[i];
+      for (; i < W; ++i) dst[i] = T(0);
+      dst += W;
+    }
+    return;
+  }
+  // Strided along the panel (typically contiguous along the depth): walk
+  // each source line along p, in depth blocks so the W destination lines
+  // being written stay in L1.
+  constexpr index_t kDepthBlock = 64;
+  for (index_t p0 = 0; p0 < kc; p0 += kDepthBlock) {
+    const index_t pn = kc - p0 < kDepthBlock ? kc - p0 : kDepthBlock;
+    T* d = dst + p0 * W;
+    for (index_t i = 0; i < width; ++i) {
+      const T* s = src + i * rs + p0 * cs;
+      if (cs == 1) {
+        for (index_t p = 0; p < pn; ++p) d[p * W + i] = s[p];
+      } else {
+        for (index_t p = 0; p < pn; ++p) d[p * W + i] = s[p * cs];
+      }
+    }
+    for (index_t i = width; i < W; ++i)
+      for (index_t p = 0; p < pn; ++p) d[p * W + i] = T(0);
+  }
+}
+
+// A block: rows [0, mc) and depth [0, kc) of a (rs_a, cs_a) view.
+template <class Token, class T, int MR>
+void pack_a(index_t mc, index_t kc, const T* a, index_t rs_a, index_t cs_a,
+            T* dst) {
+  for (index_t i = 0; i < mc; i += MR) {
+    const index_t rows = mc - i < MR ? mc - i : MR;
+    pack_panel<Token, T, MR>(kc, rows, a + i * rs_a, rs_a, cs_a, dst);
+    dst += MR * kc;
+  }
+}
+
+// B panels [q0, q1) of a kc x nc block of a (rs_b, cs_b) view.
+template <class Token, class T, int NR>
+void pack_b(index_t kc, index_t nc, index_t q0, index_t q1, const T* b,
+            index_t rs_b, index_t cs_b, T* dst) {
+  for (index_t q = q0; q < q1; ++q) {
+    const index_t j = q * NR;
+    const index_t cols = nc - j < NR ? nc - j : NR;
+    pack_panel<Token, T, NR>(kc, cols, b + j * cs_b, cs_b, rs_b, dst + q * NR * kc);
+  }
+}
+
+}  // namespace gemmkit::pack

@@ -1,0 +1,169 @@
+// L2 parallel: the persistent worker pool.
+//
+// Workers sleep on a condition variable between jobs and spin briefly on a
+// generation counter at barriers (a GEMM's barriers are microseconds apart).
+// One job runs at a time; a call that finds the pool busy (another Python
+// thread is in a GEMM) runs serially instead of waiting, which keeps
+// concurrent callers deadlock-free and their results unchanged.
+#include "parallel/thread_pool.hpp"
+
+#if !defined(GEMMKIT_NO_THREADS)
+#include <sched.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+#include <vector>
+#endif
+
+namespace gemmkit::parallel {
+
+#if defined(GEMMKIT_NO_THREADS)
+
+void run(int, JobFn fn, void* ctx) {
+  Team team{0, 1, nullptr};
+  fn(ctx, team);
+}
+
+void barrier(const Team&) {}
+
+int available_cores() { return 1; }
+
+#else
+
+namespace {
+
+struct BarrierState {
+  std::atomic<int> arrived{0};
+  std::atomic<unsigned> generation{0};
+  int size = 1;
+};
+
+class Pool {
+ public:
+  ~Pool() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+    }
+    wake_.notify_all();
+    for (auto& t : workers_) t.join();
+  }
+
+  bool try_begin() { return busy_.try_lock(); }
+  void end() { busy_.unlock(); }
+
+  // Precondition: try_begin() succeeded.
+  void execute(int threads, JobFn fn, void* ctx) {
+    grow(threads - 1);
+    barrier_.arrived.store(0, std::memory_order_relaxed);
+    barrier_.size = threads;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      fn_ = fn;
+      ctx_ = ctx;
+      team_size_ = threads;
+      pending_ = threads - 1;
+      ++job_id_;
+    }
+    wake_.notify_all();
+    fn(ctx, Team{0, threads, &barrier_});
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_.wait(lock, [this] { return pending_ == 0; });
+  }
+
+ private:
+  void grow(int helpers) {
+    while (static_cast<int>(workers_.size()) < helpers) {
+      const int tid = static_cast<int>(workers_.size()) + 1;
+      workers_.emplace_back([this, tid] { loop(tid); });
+    }
+  }
+
+  void loop(int tid) {
+    unsigned long seen = 0;
+    for (;;) {
+      JobFn fn;
+      void* ctx;
+      int size;
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        wake_.wait(lock, [&] { return stopping_ || job_id_ != seen; });
+        if (stopping_) return;
+        seen = job_id_;
+        if (tid >= team_size_) continue;  // not needed for this job
+        fn = fn_;
+        ctx = ctx_;
+        size = team_size_;
+      }
+      fn(ctx, Team{tid, size, &barrier_});
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (--pending_ == 0) done_.notify_one();
+      }
+    }
+  }
+
+  std::mutex busy_;
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  std::vector<std::thread> workers_;
+  JobFn fn_ = nullptr;
+  void* ctx_ = nullptr;
+  int team_size_ = 0;
+  int pending_ = 0;
+  unsigned long job_id_ = 0;
+  bool stopping_ = false;
+  BarrierState barrier_;
+};
+
+Pool& pool() {
+  // Leaked on purpose: joining threads from a static destructor at
+  // interpreter exit can deadlock.
+  static Pool* p = new Pool();
+  return *p;
+}
+
+}  // namespace
+
+void run(int threads, JobFn fn, void* ctx) {
+  if (threads > 1) {
+    Pool& p = pool();
+    if (p.try_begin()) {
+      p.execute(threads, fn, ctx);
+      p.end();
+      return;
+    }
+  }
+  fn(ctx, Team{0, 1, nullptr});
+}
+
+void barrier(const Team& team) {
+  if (team.size <= 1) return;
+  auto* b = static_cast<BarrierState*>(team.shared);
+  const unsigned gen = b->generation.load(std::memory_order_acquire);
+  if (b->arrived.fetch_add(1, std::memory_order_acq_rel) + 1 == b->size) {
+    b->arrived.store(0, std::memory_order_relaxed);
+    b->generation.fetch_add(1, std::memory_order_acq_rel);
+    return;
+  }
+  int spins = 0;
+  while (b->generation.load(std::memory_order_acquire) == gen) {
+    if (++spins > 4096) std::this_thread::yield();
+  }
+}
+
+int available_cores() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+    const int n = CPU_COUNT(&set);
+    if (n > 0) return n;
+  }
+  const unsigned hw = std::thread::hardware_concurrency();
+  return hw > 0 ? static_cast<int>(hw) : 1;
+}
+
+#endif  // GEMMKIT_NO_THREADS
+
+}  // namespace gemmkit::parallel

@@ -1,0 +1,179 @@
+// L6 special: matrix-vector products (n == 1 after orientation), routed
+// away from the blocked driver because they are bound by memory bandwidth,
+// not arithmetic: packing would only add traffic.
+//
+//   y = act(alpha * A x + beta * y_in + bias),  A m x k, x and y vectors.
+//
+// Two forms, chosen by A's layout:
+//  - axpy form (A has unit-stride columns): y += A[:, p] * x[p], four
+//    columns per pass over a block of rows kept in registers/L1;
+//  - dot form (A has unit-stride rows): y[i] = <A[i, :], x>, four rows at a
+//    time with vector accumulators reduced at the end.
+// Rows are split across threads on a fixed grid of row blocks, so results do
+// not depend on the thread count.
+#pragma once
+
+#include "kernel/task.hpp"
+#include "parallel/thread_pool.hpp"
+#include "parallel/workspace.hpp"
+#include "simd/simd_ops.hpp"
+#include "tuning/tuning.hpp"
+#include "gemmkit/gemmkit.h"
+
+namespace gemmkit::special {
+
+template <class Token, class T>
+struct Gemv {
+  using Ops = simd::SimdOps<Token, T>;
+  using Reg = typename Ops::Reg;
+  static constexpr int L = Ops::kLanes;
+  // Rows per block: 4 KiB of y accumulators stays in L1 across the k loop.
+  static constexpr index_t kRowBlock = 4096 / sizeof(T) / L * L;
+
+  struct Ctx {
+    GemmTask<T> t;  // n == 1
+    const T* x;     // contiguous copy of B's column (or B itself)
+    index_t blocks;
+  };
+
+  // y_out[i0:i0+rows] from the raw sums in acc[0:rows].
+  static GEMMKIT_INLINE void finish(const GemmTask<T>& t, index_t i0,
+                                    index_t rows, const T* acc) {
+    const Reg alpha = Ops::splat(t.alpha), beta = Ops::splat(t.beta);
+    const bool scale = t.alpha != T(1), read_c = t.beta != T(0);
+    const Epilogue<T>& e = t.epi;
+    for (index_t r = 0; r < rows; r += L) {
+      const int n = rows - r >= L ? L : int(rows - r);
+      const index_t i = i0 + r;
+      Reg v = Ops::load_partial(acc + r, n);
+      if (scale) v = Ops::mul(v, alpha);
+      T tmp[L] = {};
+      if (read_c) {
+        for (int l = 0; l < n; ++l) tmp[l] = t.c_in[(i + l) * t.rs_ci];
+        v = Ops::mul_add(Ops::loadu(tmp), beta, v);
+      }
+      if (e.bias_kind == BiasKind::kPerRow) {
+        for (int l = 0; l < n; ++l) tmp[l] = e.bias[(i + l) * e.bias_stride];
+        v = Ops::add(v, Ops::loadu(tmp));
+      } else if (e.bias_kind == BiasKind::kPerCol) {
+        v = Ops::add(v, Ops::splat(e.bias[0]));
+      }
+      if (e.act == Activation::kRelu) v = Ops::max(v, Ops::zero());
+      else if (e.act == Activation::kClip)
+        v = Ops::min(Ops::max(v, Ops::splat(e.lo)), Ops::splat(e.hi));
+      if (t.rs_co == 1) {
+        Ops::store_partial(t.c_out + i, v, n);
+      } else {
+        Ops::storeu(tmp, v);
+        for (int l = 0; l < n; ++l) t.c_out[(i + l) * t.rs_co] = tmp[l];
+      }
+    }
+  }
+
+  static void axpy_block(const GemmTask<T>& t, const T* x, index_t i0,
+                         index_t rows, T* acc) {
+    const index_t vec_rows = rows / L * L;
+    for (index_t r = 0; r < rows; ++r) acc[r] = T(0);
+    const T* a = t.a + i0;  // rs_a == 1
+    const index_t lda = t.cs_a;
+    index_t p = 0;
+    for (; p + 4 <= t.k; p += 4) {
+      const T* a0 = a + p * lda;
+      const Reg x0 = Ops::splat(x[p]), x1 = Ops::splat(x[p + 1]);
+      const Reg x2 = Ops::splat(x[p + 2]), x3 = Ops::splat(x[p + 3]);
+      for (index_t r = 0; r < vec_rows; r += L) {
+        Reg y = Ops::loadu(acc + r);
+        y = Ops::mul_add(Ops::loadu(a0 + r), x0, y);
+        y = Ops::mul_add(Ops::loadu(a0 + lda + r), x1, y);
+        y = Ops::mul_add(Ops::loadu(a0 + 2 * lda + r), x2, y);
+        y = Ops::mul_add(Ops::loadu(a0 + 3 * lda + r), x3, y);
+        Ops::storeu(acc + r, y);
+      }
+      for (index_t r = vec_rows; r < rows; ++r) {
+        Reg y = Ops::load_partial(acc + r, 1);
+        for (int q = 0; q < 4; ++q)
+          y = Ops::mul_add(Ops::load_partial(a0 + q * lda + r, 1),
+                           Ops::splat(x[p + q]), y);
+        Ops::store_partial(acc + r, y, 1);
+      }
+    }
+    for (; p < t.k; ++p) {
+      const T* a0 = a + p * lda;
+      const Reg xp = Ops::splat(x[p]);
+      for (index_t r = 0; r < rows; r += L) {
+        const int n = rows - r >= L ? L : int(rows - r);
+        Reg y = Ops::load_partial(acc + r, n);
+        y = Ops::mul_add(Ops::load_partial(a0 + r, n), xp, y);
+        Ops::store_partial(acc + r, y, n);
+      }
+    }
+  }
+
+  // Dot of one contiguous row with x: two accumulators to hide FMA latency.
+  static GEMMKIT_INLINE T dot(const T* a, const T* x, index_t k) {
+    Reg s0 = Ops::zero(), s1 = Ops::zero();
+    index_t p = 0;
+    for (; p + 2 * L <= k; p += 2 * L) {
+      s0 = Ops::mul_add(Ops::loadu(a + p), Ops::loadu(x + p), s0);
+      s1 = Ops::mul_add(Ops::loadu(a + p + L), Ops::loadu(x + p + L), s1);
+    }
+    for (; p < k; p += L) {
+      const int n = k - p >= L ? L : int(k - p);
+      s0 = Ops::mul_add(Ops::load_partial(a + p, n), Ops::load_partial(x + p, n), s0);
+    }
+    return Ops::reduce_sum(Ops::add(s0, s1));
+  }
+
+  static void dot_block(const GemmTask<T>& t, const T* x, index_t i0,
+                        index_t rows, T* acc) {
+    for (index_t r = 0; r < rows; ++r) {
+      const T* row = t.a + (i0 + r) * t.rs_a;
+      if (t.cs_a == 1) {
+        acc[r] = dot(row, x, t.k);
+      } else {
+        T s = T(0);
+        for (index_t p = 0; p < t.k; ++p) s += row[p * t.cs_a] * x[p];
+        acc[r] = s;
+      }
+    }
+  }
+
+  static void work(void* vctx, const parallel::Team& team) {
+    const Ctx& c = *static_cast<const Ctx*>(vctx);
+    alignas(64) T acc[kRowBlock];
+    const index_t b0 = c.blocks * team.tid / team.size;
+    const index_t b1 = c.blocks * (team.tid + 1) / team.size;
+    for (index_t blk = b0; blk < b1; ++blk) {
+      const index_t i0 = blk * kRowBlock;
+      const index_t rows = c.t.m - i0 < kRowBlock ? c.t.m - i0 : kRowBlock;
+      if (c.t.rs_a == 1 && c.t.m > 1) axpy_block(c.t, c.x, i0, rows, acc);
+      else dot_block(c.t, c.x, i0, rows, acc);
+      finish(c.t, i0, rows, acc);
+    }
+  }
+
+  static int run(const GemmTask<T>& t) {
+    Ctx c;
+    c.t = t;
+    c.x = t.b;
+    if (t.rs_b != 1) {
+      T* xcopy = static_cast<T*>(
+          workspace::thread_buffer(workspace::kSlotSpecial, t.k * sizeof(T) + 64));
+      if (!xcopy) return GEMMKIT_ERROR_ALLOC;
+      for (index_t p = 0; p < t.k; ++p) xcopy[p] = t.b[p * t.rs_b];
+      c.x = xcopy;
+    }
+    c.blocks = (t.m + kRowBlock - 1) / kRowBlock;
+    const double bytes = double(t.m) * double(t.k) * sizeof(T);
+    int threads = 1;
+    if (t.max_threads > 1 && c.blocks > 1 &&
+        bytes >= double(tuning::get(tuning::Knob::kGemvParallelBytes))) {
+      threads = t.max_threads < c.blocks ? t.max_threads : int(c.blocks);
+    }
+    if (threads <= 1) work(&c, parallel::Team{0, 1, nullptr});
+    else parallel::run(threads, &work, &c);
+    return GEMMKIT_OK;
+  }
+};
+
+}  // namespace gemmkit::special

@@ -1,0 +1,89 @@
+// Tuning: the knob registry (setter > environment > default).
+#include "tuning/tuning.hpp"
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+
+#include "parallel/thread_pool.hpp"
+
+namespace gemmkit::tuning {
+
+namespace {
+
+// Defaults were measured on a 2-core Zen 4 / Sapphire Rapids class VM
+// (2026-11); `python benchmarks/native/bench_gemm.py` re-derives them.
+const KnobInfo kKnobs[] = {
+    {"GEMMKIT_NUM_THREADS", 0, "worker threads (0 = cores available)"},
+    {"GEMMKIT_PARALLEL_THRESHOLD", 48 * 48 * 256,
+     "m*n*k below which a call stays on one thread"},
+    {"GEMMKIT_MNK_PER_WORKER", 2000000,
+     "m*n*k of work that justifies one more worker"},
+    {"GEMMKIT_MC", 0, "rows of A per packed block (0 = from cache sizes)"},
+    {"GEMMKIT_KC", 0, "depth per packed block (0 = from cache sizes)"},
+    {"GEMMKIT_NC", 0, "columns of B per packed block (0 = from cache sizes)"},
+    {"GEMMKIT_GEMV_PARALLEL_BYTES", 4u << 20,
+     "matrix bytes above which a GEMV is split across threads"},
+    {"GEMMKIT_INPLACE_LHS_MAX_N", 16,
+     "read a unit-stride A in place instead of packing it when n <= this"},
+};
+static_assert(sizeof(kKnobs) / sizeof(kKnobs[0]) ==
+              static_cast<std::size_t>(Knob::kCount));
+
+constexpr std::size_t kUnset = ~std::size_t(0);
+
+struct KnobState {
+  std::atomic<std::size_t> setter{kUnset};
+  std::atomic<std::size_t> env{kUnset};
+  std::atomic<bool> env_read{false};
+};
+
+KnobState g_state[static_cast<int>(Knob::kCount)];
+
+std::size_t read_env(const KnobInfo& k) {
+  const char* v = std::getenv(k.env_name);
+  if (!v || !*v) return k.default_value;
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long parsed = std::strtoull(v, &end, 10);
+  if (errno != 0 || end == v || *end != '\0' || v[0] == '-') {
+    std::fprintf(stderr,
+                 "gemmkit: ignoring %s=%s (expected a non-negative integer)\n",
+                 k.env_name, v);
+    return k.default_value;
+  }
+  return static_cast<std::size_t>(parsed);
+}
+
+}  // namespace
+
+const KnobInfo& knob_info(Knob knob) { return kKnobs[static_cast<int>(knob)]; }
+
+std::size_t get(Knob knob) {
+  KnobState& s = g_state[static_cast<int>(knob)];
+  const std::size_t set_value = s.setter.load(std::memory_order_relaxed);
+  if (set_value != kUnset) return set_value;
+  if (!s.env_read.load(std::memory_order_acquire)) {
+    s.env.store(read_env(knob_info(knob)), std::memory_order_relaxed);
+    s.env_read.store(true, std::memory_order_release);
+  }
+  return s.env.load(std::memory_order_relaxed);
+}
+
+void set(Knob knob, std::size_t value) {
+  g_state[static_cast<int>(knob)].setter.store(value, std::memory_order_relaxed);
+}
+
+void reset(Knob knob) {
+  g_state[static_cast<int>(knob)].setter.store(kUnset, std::memory_order_relaxed);
+}
+
+int max_threads() {
+  const std::size_t n = get(Knob::kNumThreads);
+  const int cores = parallel::available_cores();
+  if (n == 0) return cores;
+  return n > 1024 ? 1024 : static_cast<int>(n);
+}
+
+}  // namespace gemmkit::tuning

@@ -1,0 +1,84 @@
+"""Error hierarchy shared by the native and the Pyodide backends.
+
+Every error gemmkit raises derives from :class:`GemmkitError` and from the
+built-in exception an ordinary ``except`` clause would expect, so both
+``except gemmkit.GemmkitError`` and ``except ValueError`` work.
+
+The C++ core reports failures as a status code plus a message (see
+``cpp/include/gemmkit/gemmkit.h``); :func:`error_from_status` is the one place
+that maps a code to its class, for both backends.
+"""
+
+from __future__ import annotations
+
+
+class GemmkitError(Exception):
+    """Base class of every error raised by gemmkit."""
+
+
+class ShapeError(GemmkitError, ValueError):
+    """Operand dimensions do not agree (or an operand has the wrong ndim)."""
+
+
+class DTypeError(GemmkitError, TypeError):
+    """Unsupported element type, or operands whose types do not match."""
+
+
+class LayoutError(GemmkitError, ValueError):
+    """Bad memory layout: C aliasing itself, an extent that overflows, a
+    read-only or non-strided output."""
+
+
+class OverlapError(GemmkitError, ValueError):
+    """The output overlaps an input (gemmkit never copies behind your back)."""
+
+
+class ArgumentError(GemmkitError, ValueError):
+    """A scalar argument is outside its domain (scale, zero point, ...)."""
+
+
+class IsaError(GemmkitError, RuntimeError):
+    """``GEMMKIT_REQUIRE_ISA`` names an unknown ISA or one this machine or
+    build cannot run.  Pins never fall back."""
+
+
+class WorkspaceError(GemmkitError, MemoryError):
+    """A workspace allocation failed."""
+
+
+class InternalError(GemmkitError, RuntimeError):
+    """A bug in gemmkit; please report it."""
+
+
+# Status codes of gemmkit.h (gemmkit_status); keep in step with the header.
+STATUS_OK = 0
+_STATUS_CLASSES = {
+    1: ShapeError,
+    2: DTypeError,
+    3: LayoutError,
+    4: OverlapError,
+    5: ArgumentError,
+    6: IsaError,
+    7: WorkspaceError,
+    8: InternalError,
+}
+
+
+def error_from_status(status: int, message: str) -> GemmkitError:
+    """The exception for a non-zero gemmkit_status and its message."""
+    cls = _STATUS_CLASSES.get(status, InternalError)
+    return cls(message)
+
+
+__all__ = [
+    "GemmkitError",
+    "ShapeError",
+    "DTypeError",
+    "LayoutError",
+    "OverlapError",
+    "ArgumentError",
+    "IsaError",
+    "WorkspaceError",
+    "InternalError",
+    "error_from_status",
+]

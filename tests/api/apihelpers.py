@@ -1,0 +1,342 @@
+"""Test support for the shared API suite: kernel geometry, references, tolerances.
+
+Used by tests/api (natively and under Pyodide) and by tests/native.  Imports
+only the standard library and gemmkit at module level, so it loads where
+numpy is missing; the numpy helpers import numpy when they are called.
+
+The one tolerance formula of the suite lives here (CONVENTIONS 13, XNNPACK
+``compute_sum_tolerance``): for C = alpha * A @ B + beta * C0 in a floating
+type with machine epsilon eps,
+
+    |got - ref| <= TOL_C * (k + 2) * eps * (|alpha| * (|A| @ |B|) + |beta| * |C0|)
+
+elementwise.  A k-term dot product accumulates at most k roundings of unit
+size eps / 2 (the classical gamma_k bound); the "+ 2" covers the alpha
+scaling and the beta update; TOL_C = 2 leaves room for the ordering
+differences of blocked and fused kernels without hiding a wrong element (a
+dropped or doubled term is of the size of |a||b|, not of eps).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import struct
+
+import gemmkit
+
+TOL_C = 2.0
+EPS = {"float32": 2.0**-23, "float64": 2.0**-52}
+TYPECODE = {"float32": "f", "float64": "d"}
+DTYPES = ("float32", "float64")
+
+# GEMMKIT_REQUIRE_ISA aliases and the best-first ladder (DESIGN.md section 2).
+ALIASES = {"avx2": "fma", "vnni": "avx512vnni", "bf16": "avx512bf16", "wasm": "simd128"}
+ISA_ORDER = ("avx512bf16", "avx512vnni", "avx512f", "fma", "neon", "simd128", "scalar")
+# For float32/float64 the dot-kernel ISAs resolve to the plain AVX-512F kernels.
+FLOAT_ISA = {"avx512vnni": "avx512f", "avx512bf16": "avx512f"}
+
+# Microtile rows x cols per (dtype, ISA) from the reference design.
+GEOMETRY = {
+    ("float32", "avx512f"): (32, 12),
+    ("float32", "fma"): (16, 6),
+    ("float32", "neon"): (16, 4),
+    ("float32", "simd128"): (8, 4),
+    ("float32", "scalar"): (4, 4),
+    ("float64", "avx512f"): (16, 12),
+    ("float64", "fma"): (8, 6),
+    ("float64", "neon"): (8, 4),
+    ("float64", "simd128"): (4, 4),
+    ("float64", "scalar"): (4, 4),
+}
+DTYPE_WORD = {"float32": "f32", "float64": "f64"}
+
+
+def canonical_isa(value: str) -> str:
+    """Canonical ISA name of a GEMMKIT_REQUIRE_ISA value (case, aliases)."""
+    name = value.strip().lower()
+    return ALIASES.get(name, name)
+
+
+def float_isa(isa: str) -> str:
+    """The ISA whose kernels run float32/float64 under ``isa``."""
+    return FLOAT_ISA.get(isa, isa)
+
+
+def kernel_name(dtype: str, isa: str) -> str:
+    mr, nr = GEOMETRY[(dtype, isa)]
+    return f"{DTYPE_WORD[dtype]}_gemm_{mr}x{nr}__{isa}"
+
+
+def tile(dtype: str) -> tuple[int, int]:
+    """(mr, nr) of the kernel gemmkit runs for ``dtype`` in this process."""
+    info = gemmkit.dispatch_info()[dtype]
+    return int(info["mr"]), int(info["nr"])
+
+
+def resolve_dim(spec, r: int) -> int:
+    """A dimension written relative to a tile size r: 7, "r", "r-1", "2r+1"."""
+    if isinstance(spec, int):
+        return spec
+    match = re.fullmatch(r"(\d*)r([+-]\d+)?", spec)
+    if match is None:
+        raise ValueError(f"bad dimension spec {spec!r}")
+    value = int(match.group(1) or 1) * r + int(match.group(2) or 0)
+    return max(value, 1)
+
+
+def error_message_ok(exc: BaseException, *keywords: str) -> str | None:
+    """None if ``exc``'s message starts with "gemmkit: " and names one of the
+    keywords (case-insensitive), else a description of what is wrong."""
+    msg = str(exc)
+    if not msg.startswith("gemmkit: "):
+        return f"message does not start with 'gemmkit: ': {msg!r}"
+    low = msg.lower()
+    if keywords and not any(word.lower() in low for word in keywords):
+        return f"message names none of {keywords}: {msg!r}"
+    return None
+
+
+# --------------------------------------------------------------------------
+# Pure-Python reference (no numpy): exact sums via math.fsum.
+
+def round_to(dtype: str, x: float) -> float:
+    """x rounded to the operand type (gemmkit converts alpha/beta to it)."""
+    if dtype == "float32":
+        return struct.unpack("f", struct.pack("f", x))[0]
+    return float(x)
+
+
+def py_matrix(dtype: str, rows: list[list[float]], readonly: bool = False) -> memoryview:
+    """A 2-D C-contiguous memoryview over an array.array (or bytes if read-only)."""
+    from array import array
+
+    m = len(rows)
+    n = len(rows[0]) if m else 0
+    flat = array(TYPECODE[dtype], [v for row in rows for v in row])
+    raw = bytes(flat) if readonly else flat
+    return memoryview(raw).cast("B").cast(TYPECODE[dtype], (m, n))
+
+
+def py_values(seed: int, m: int, n: int, scale: float = 1.0) -> list[list[float]]:
+    """Deterministic values in [-scale, scale] exactly representable in f32."""
+    state = seed * 2654435761 % 2**32 or 1
+    rows = []
+    for _ in range(m):
+        row = []
+        for _ in range(n):
+            state = (1103515245 * state + 12345) % 2**31
+            row.append(scale * ((state >> 8) / 2.0**22 - 1.0))  # 23-bit grid
+        rows.append(row)
+    return rows
+
+
+def py_check_gemm(dtype, got_rows, a_rows, b_rows, c_rows=None, alpha=1.0, beta=0.0):
+    """None if got_rows matches alpha*A@B + beta*C within the tolerance
+    formula, else a message naming the first bad element."""
+    m = len(a_rows)
+    k = len(a_rows[0]) if m else len(b_rows)
+    n = len(b_rows[0]) if b_rows else len(got_rows[0]) if got_rows else 0
+    al = round_to(dtype, alpha)
+    be = round_to(dtype, beta)
+    if len(got_rows) != m or any(len(r) != n for r in got_rows):
+        return f"result shape differs from ({m}, {n})"
+    eps = EPS[dtype]
+    for i in range(m):
+        for j in range(n):
+            terms = [a_rows[i][p] * b_rows[p][j] for p in range(k)]
+            ref = al * math.fsum(terms)
+            mag = abs(al) * math.fsum(abs(t) for t in terms)
+            if c_rows is not None and beta != 0:
+                ref += be * c_rows[i][j]
+                mag += abs(be * c_rows[i][j])
+            tol = TOL_C * (k + 2) * eps * mag
+            g = got_rows[i][j]
+            if not (abs(g - ref) <= tol):
+                return f"C[{i}][{j}] = {g!r}, expected {ref!r} (tolerance {tol:.3g})"
+    return None
+
+
+# --------------------------------------------------------------------------
+# numpy reference: float64 for float32 operands; long double (or exact
+# integers) for float64 where the product is small enough to afford it.
+
+LONGDOUBLE_MACS = 2 * 10**7
+
+
+def np_reference(a, b, c=None, alpha=1.0, beta=0.0):
+    """(ref, mag, k, ref_extra) with ref = alpha*(A@B) + beta*C in a wider type
+    (numpy.matmul semantics, so 1-D and batched operands work too),
+    mag = |alpha|*(|A|@|B|) + |beta|*|C| in float64, and ref_extra = how many
+    k*eps*mag the reference itself may be off (0 when it is wide enough)."""
+    import numpy as np
+
+    dt = a.dtype
+    k = a.shape[-1]
+    macs = a.size * (b.shape[-1] if b.ndim > 1 else 1)
+    al = dt.type(alpha)
+    be = dt.type(beta)
+    extra = 0.0
+    if dt == np.float32:
+        hi = np.float64
+    elif macs <= LONGDOUBLE_MACS and np.finfo(np.longdouble).eps < np.finfo(np.float64).eps:
+        hi = np.longdouble
+    else:
+        # BLAS float64 reference: its own rounding is of the same size as
+        # gemmkit's, so the formula gets a second k*eps*mag of room.
+        hi = np.float64
+        extra = 1.0
+    with np.errstate(invalid="ignore", over="ignore"):
+        ref = hi(al) * np.matmul(a.astype(hi), b.astype(hi))
+        mag = abs(float(al)) * np.matmul(np.abs(a).astype(np.float64), np.abs(b).astype(np.float64))
+        if c is not None and beta != 0:
+            ref = ref + hi(be) * c.astype(hi)
+            mag = mag + abs(float(be)) * np.abs(c).astype(np.float64)
+    return np.asarray(ref), np.asarray(mag), k, extra
+
+
+def np_check_gemm(got, a, b, c=None, alpha=1.0, beta=0.0):
+    """None if ``got`` (numpy array) equals alpha*(A@B) + beta*C within the
+    tolerance formula, else a message locating the worst element."""
+    import numpy as np
+
+    ref, mag, k, extra = np_reference(a, b, c, alpha, beta)
+    got = np.asarray(got)
+    if got.shape != ref.shape:
+        return f"result shape {got.shape} != expected {ref.shape}"
+    if got.dtype != a.dtype:
+        return f"result dtype {got.dtype} != operand dtype {a.dtype}"
+    if got.size == 0:
+        return None
+    eps = EPS[str(a.dtype)]
+    tol = TOL_C * (1.0 + extra) * (k + 2) * eps * mag
+    with np.errstate(invalid="ignore", over="ignore"):
+        err = np.abs(got.astype(ref.dtype) - ref).astype(np.float64)
+    ok = err <= tol  # NaN in got (or ref) counts as a failure
+    if np.all(ok):
+        return None
+    bad = np.argwhere(~ok)
+    idx = tuple(int(v) for v in bad[0])
+    return (
+        f"{len(bad)} of {got.size} elements out of tolerance; first at {idx}: "
+        f"got {got[idx]!r}, expected {float(ref[idx])!r}, tolerance {float(tol[idx]):.3g} "
+        f"(k={k}, shape={got.shape})"
+    )
+
+
+def assert_gemm_close(got, a, b, c=None, alpha=1.0, beta=0.0):
+    msg = np_check_gemm(got, a, b, c, alpha, beta)
+    assert msg is None, msg
+
+
+# --------------------------------------------------------------------------
+# numpy operands in every layout the suite sweeps.  Unused memory of padded
+# and strided buffers holds NaN, so a kernel that reads outside the view
+# poisons its result.
+
+LAYOUTS = ("C", "F", "T", "rev_rows", "rev_both", "step", "pad", "neg_T", "readonly")
+
+
+def next_prime(n: int) -> int:
+    def is_prime(p):
+        return p >= 2 and all(p % d for d in range(2, int(p**0.5) + 1))
+
+    p = max(n, 2)
+    while not is_prime(p):
+        p += 1
+    return p
+
+
+def np_layout(values, layout: str):
+    """A view with ``layout`` holding ``values`` (a 2-D numpy array)."""
+    import numpy as np
+
+    r, c = values.shape
+    dt = values.dtype
+    if layout == "C":
+        v = np.ascontiguousarray(values)
+    elif layout == "F":
+        v = np.asfortranarray(values)
+    elif layout == "T":
+        v = np.ascontiguousarray(values.T).T
+    elif layout == "rev_rows":
+        v = np.full((r, c), np.nan, dt)[::-1]
+    elif layout == "rev_both":
+        v = np.full((r, c), np.nan, dt)[::-1, ::-1]
+    elif layout == "step":
+        v = np.full((2 * r + 1, 3 * c + 2), np.nan, dt)[1::2, 2::3][:r, :c]
+    elif layout == "pad":
+        v = np.full((r, next_prime(c + 1)), np.nan, dt)[:, :c]
+    elif layout == "neg_T":
+        v = np.full((c, r), np.nan, dt).T[::-1]
+    elif layout == "readonly":
+        v = np.array(values, order="C")
+        v.setflags(write=False)
+        return v
+    else:
+        raise ValueError(layout)
+    if layout in ("rev_rows", "rev_both", "step", "pad", "neg_T"):
+        v[...] = values
+    assert v.shape == (r, c)
+    return v
+
+
+def rand(rng, shape, dtype, kind="float"):
+    """Random values: uniform [-1, 1), or small integers (exact products)."""
+    import numpy as np
+
+    if kind == "int":
+        return rng.integers(-4, 5, size=shape).astype(dtype)
+    return rng.uniform(-1.0, 1.0, size=shape).astype(dtype)
+
+
+class Canaried:
+    """An output window inside a larger NaN-filled buffer (matrixmultiply's
+    canaries): after the call everything outside the window must still be NaN."""
+
+    OUT_LAYOUTS = ("inner", "step", "rev_both", "F_inner", "T_step")
+
+    def __init__(self, shape, dtype, layout="inner", fill=float("nan")):
+        import numpy as np
+
+        m, n = shape
+        if layout == "inner":
+            self.buf = np.full((m + 3, n + 5), fill, dtype)
+            self.idx = (slice(1, 1 + m), slice(2, 2 + n))
+            transpose = False
+        elif layout == "step":
+            self.buf = np.full((2 * m + 3, 3 * n + 4), fill, dtype)
+            self.idx = (slice(1, 1 + 2 * m, 2), slice(2, 2 + 3 * n, 3))
+            transpose = False
+        elif layout == "rev_both":
+            self.buf = np.full((m + 2, n + 2), fill, dtype)
+            self.idx = (slice(m, 0, -1) if m else slice(0, 0), slice(n, 0, -1) if n else slice(0, 0))
+            transpose = False
+        elif layout == "F_inner":
+            self.buf = np.full((m + 4, n + 3), fill, dtype, order="F")
+            self.idx = (slice(2, 2 + m), slice(1, 1 + n))
+            transpose = False
+        elif layout == "T_step":
+            self.buf = np.full((2 * n + 2, m + 3), fill, dtype)
+            self.idx = (slice(1, 1 + 2 * n, 2), slice(1, 1 + m))
+            transpose = True
+        else:
+            raise ValueError(layout)
+        window = self.buf[self.idx]
+        self.view = window.T if transpose else window
+        assert self.view.shape == (m, n), (self.view.shape, (m, n))
+
+    def fill(self, values):
+        self.view[...] = values
+        return self
+
+    def outside_untouched(self) -> str | None:
+        import numpy as np
+
+        mask = np.ones(self.buf.shape, dtype=bool)
+        mask[self.idx] = False
+        outside = self.buf[mask]
+        if np.all(np.isnan(outside)):
+            return None
+        bad = np.argwhere(mask & ~np.isnan(self.buf))
+        return f"{len(bad)} canaries outside the output window were overwritten, first at {tuple(bad[0])}"

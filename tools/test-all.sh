@@ -1,0 +1,181 @@
+#!/usr/bin/env bash
+# Tooling: the one test command (README, .ci/run). From a fresh clone on a
+# Debian machine it installs what is missing, builds everything and runs every
+# suite:
+#
+#   1. deps       tools/install-deps.sh --all (apt, npm ci, .venv, torch)
+#   2. native     tools/build-native.sh (wheel into .venv, build/<wheel tag>)
+#   3. wasm       python wasm/build.py (Pyodide wheel, web-demo modules)
+#   4. cpp-build  CMake target GEMMKIT_BUILD_TESTS=ON in build/cpp-tests
+#   5. ctest      C++ unit tests (L0 conformance, ...)
+#   6. pytest     tests/api + tests/native against the installed wheel
+#   7. wasm-tests tests/wasm (Pyodide on node, headless Chromium)
+#   8. node-tests `npm run test:wasm` (node:test), when package.json has it
+#
+# Steps 1-2 stop the run when they fail (nothing can be tested without them).
+# A failed build in 3 or 4 is recorded and only the suites that need it are
+# skipped; every suite runs even when another failed. The end prints the time
+# of each step and a per-suite count from JUnit reports, closing with
+# `total: N passed, N failed, N skipped`; the exit status is non-zero when any
+# step or test failed, or when a suite ran no test.
+#
+#   bash tools/test-all.sh [--skip-deps] [-- extra pytest args]
+#
+# --skip-deps: skip step 1 (a developer loop; CI never passes it).
+# Second runs are fast: installs are skipped when satisfied, builds are
+# incremental. Reports go to build/test-results/.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+SKIP_DEPS=0
+PYTEST_EXTRA=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --skip-deps) SKIP_DEPS=1 ;;
+    --) shift; PYTEST_EXTRA=("$@"); break ;;
+    -h|--help) sed -n '2,26p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "test-all: unknown option '$1'" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+VENV="${GEMMKIT_VENV:-$ROOT/.venv}"
+VPY="$VENV/bin/python"
+RESULTS="$ROOT/build/test-results"
+export CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}"
+export PIP_DISABLE_PIP_VERSION_CHECK=1
+# The venv's tools (cmake helpers, pytest, playwright's driver) come first.
+export PATH="$VENV/bin:$PATH"
+
+STEP_LINES=()
+FAILED_STEPS=()
+REPORTS=()
+T_START=$(date +%s.%N)
+
+elapsed() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
+
+# run_step NAME CMD... : runs CMD, prints and records its time and status;
+# returns CMD's status (callers decide whether it is fatal).
+run_step() {
+  local name="$1"; shift
+  local t0 rc=0
+  t0=$(date +%s.%N)
+  printf '\n==> [%s] %s\n' "$name" "$*"
+  "$@" || rc=$?
+  local dt; dt=$(elapsed "$t0")
+  if [ "$rc" = 0 ]; then
+    printf '<== [%s] ok in %s s\n' "$name" "$dt"
+    STEP_LINES+=("$(printf '  %-12s %8s s  ok' "$name" "$dt")")
+  else
+    printf '<== [%s] FAILED (exit %s) in %s s\n' "$name" "$rc" "$dt"
+    STEP_LINES+=("$(printf '  %-12s %8s s  FAILED (exit %s)' "$name" "$dt" "$rc")")
+    FAILED_STEPS+=("$name")
+  fi
+  return "$rc"
+}
+
+skip_step() {  # skip_step NAME WHY : a suite that could not run counts as failed
+  printf '\n==> [%s] not run: %s\n' "$1" "$2"
+  STEP_LINES+=("$(printf '  %-12s %8s    NOT RUN: %s' "$1" "-" "$2")")
+  FAILED_STEPS+=("$1")
+}
+
+summary() {
+  printf '\n==================== test-all summary ====================\n'
+  printf '%s\n' "${STEP_LINES[@]}"
+  printf '  %-12s %8s s\n' "all" "$(elapsed "$T_START")"
+  local rc=0
+  if [ "${#REPORTS[@]}" -gt 0 ]; then
+    python3 "$ROOT/tools/junit_summary.py" "${REPORTS[@]}" || rc=1
+  else
+    echo "total: 0 passed, 0 failed, 0 skipped (no suite ran)"
+    rc=1
+  fi
+  if [ "${#FAILED_STEPS[@]}" -gt 0 ]; then
+    echo "FAILED steps: ${FAILED_STEPS[*]}"
+    rc=1
+  fi
+  return "$rc"
+}
+
+fatal() {
+  summary || true
+  echo "test-all: stopping: step '$1' failed and everything after it depends on it" >&2
+  exit 1
+}
+
+# pytest exits 5 when it collected nothing: a suite that should hold tests
+# but ran none is a failure here, said in words rather than a bare code.
+run_pytest() {  # run_pytest REPORT PATH...
+  local report="$1"; shift
+  local rc=0
+  "$VPY" -m pytest -ra --junitxml="$report" "$@" ${PYTEST_EXTRA[@]+"${PYTEST_EXTRA[@]}"} || rc=$?
+  if [ "$rc" = 5 ]; then echo "test-all: pytest collected no test in $*" >&2; fi
+  return "$rc"
+}
+
+rm -rf "$RESULTS"
+mkdir -p "$RESULTS"
+
+# --- 1-2: installs and the native wheel (fatal) ---------------------------------
+if [ "$SKIP_DEPS" = 0 ]; then
+  run_step deps bash tools/install-deps.sh --all || fatal deps
+else
+  STEP_LINES+=("$(printf '  %-12s %8s    skipped (--skip-deps)' deps -)")
+fi
+run_step native bash tools/build-native.sh || fatal native
+
+# --- 3-4: the other builds (a failure skips only what needs them) ---------------
+WASM_OK=0
+if [ -f wasm/build.py ]; then
+  run_step wasm "$VPY" wasm/build.py && WASM_OK=1
+else
+  skip_step wasm "wasm/build.py does not exist"
+fi
+
+cpp_build() {
+  local gen=()
+  # Keep whatever generator an existing build folder was configured with.
+  if [ ! -f build/cpp-tests/CMakeCache.txt ] && command -v ninja >/dev/null 2>&1; then gen=(-G Ninja); fi
+  cmake -S . -B build/cpp-tests ${gen[@]+"${gen[@]}"} \
+    -DGEMMKIT_BUILD_TESTS=ON -DCMAKE_BUILD_TYPE=Release \
+    -DPython_EXECUTABLE="$VPY" -Dpybind11_DIR="$("$VPY" -m pybind11 --cmakedir)" &&
+  cmake --build build/cpp-tests
+}
+CPP_OK=0
+run_step cpp-build cpp_build && CPP_OK=1
+
+# --- 5-8: the suites (all run, whatever failed before) -----------------------------
+if [ "$CPP_OK" = 1 ]; then
+  REPORTS+=("ctest=$RESULTS/ctest.xml")
+  run_step ctest ctest --test-dir build/cpp-tests --output-on-failure \
+    --output-junit "$RESULTS/ctest.xml" || true
+else
+  REPORTS+=("ctest=$RESULTS/ctest.xml")
+  skip_step ctest "the C++ test build failed"
+fi
+
+REPORTS+=("pytest-native=$RESULTS/pytest-native.xml")
+GEMMKIT_BUILD_DIR="$ROOT/build/cpp-tests" \
+  run_step pytest run_pytest "$RESULTS/pytest-native.xml" tests/api tests/native || true
+
+REPORTS+=("pytest-wasm=$RESULTS/pytest-wasm.xml")
+if [ "$WASM_OK" = 1 ]; then
+  run_step wasm-tests run_pytest "$RESULTS/pytest-wasm.xml" tests/wasm || true
+else
+  skip_step wasm-tests "the wasm build failed"
+fi
+
+if [ -f package.json ] && "$VPY" -c 'import json, sys; sys.exit("test:wasm" not in json.load(open("package.json")).get("scripts", {}))'; then
+  REPORTS+=("node-tests=$RESULTS/node-tests.xml")
+  if [ "$WASM_OK" = 1 ]; then
+    NODE_OPTIONS="--test-reporter=spec --test-reporter-destination=stdout --test-reporter=junit --test-reporter-destination=$RESULTS/node-tests.xml" \
+      run_step node-tests npm run --silent test:wasm || true
+  else
+    skip_step node-tests "the wasm build failed"
+  fi
+fi
+
+summary

@@ -1,0 +1,607 @@
+#!/usr/bin/env python3
+"""Builds gemmkit's WebAssembly artifacts from the same cpp/ sources as the
+native wheel, with Debian's clang/lld only (no emsdk).
+
+    python wasm/build.py            # everything below
+    python wasm/build.py --only web # just the two standalone modules
+
+Outputs (build products, never committed):
+
+* ``dist/gemmkit-<version>-py3-none-pyemscripten_2026_0_wasm32.whl``: the
+  pure-Python package ``python/gemmkit`` plus ``gemmkit/_gemmkit_simd128.wasm``,
+  a Pyodide side module (position independent, libc imported from Pyodide's
+  main module) that the Pyodide backend opens with ``ctypes.CDLL``.  It is
+  deliberately not named ``*.so``: Pyodide compiles every ``*.so`` of a wheel
+  at install time, which would fail inside ``micropip.install`` on an engine
+  without SIMD instead of raising gemmkit's clear refusal at first use.
+* ``web-demo/gemmkit-simd128.wasm``, ``web-demo/gemmkit-scalar.wasm``:
+  standalone modules (wasi-libc linked in statically) for browsers and node,
+  loaded by ``wasm/gemmkit.mjs`` (copied next to them).
+
+Both simd128 builds carry the pin ``GEMMKIT_DEFAULT_REQUIRE_ISA=simd128``
+(the ``GEMMKIT_REQUIRE_ISA`` environment variable still overrides it).  The
+scalar build has no ``-msimd128`` and no auto-vectorization, so the demo's
+comparison is honest.
+
+Toolchain: the newest ``clang++-N``/``wasm-ld-N`` with N >= 17 that has the
+libc++ wasm32 headers (``libc++-N-dev-wasm32``) and Debian's ``wasi-libc``.
+Compiles run two at a time and are incremental (depfiles + a flags stamp).
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import concurrent.futures
+import dataclasses
+import glob
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+MIN_LLVM = 17
+
+# Where the baseline (non-ISA) translation units live: every *.cpp directly in
+# these folders.  cpp/src/dispatch/targets/<isa>/ holds the per-ISA units.
+BASELINE_DIRS = ("api", "dispatch", "tuning", "cache", "parallel")
+
+PLATFORM_TAG = "pyemscripten_2026_0_wasm32"  # PEP 783, Pyodide 314
+SIDE_MODULE_NAME = "_gemmkit_simd128.wasm"
+WHEEL_SIZE_LIMIT = 1 << 20
+
+# What the C++ core may import from the host libc in the Pyodide side
+# module; anything else (a libc++ or compiler-rt symbol, say) would not
+# resolve against Pyodide's main module on every release.
+SIDE_MODULE_ALLOWED_IMPORTS = {
+    "env": {
+        "memory", "__indirect_function_table", "__stack_pointer",
+        "__memory_base", "__table_base",
+        "malloc", "free", "calloc", "realloc", "posix_memalign",
+        "aligned_alloc", "memcpy", "memset", "memmove", "memcmp", "strlen",
+        "strcmp", "strncmp", "getenv", "snprintf", "vsnprintf",
+    },
+}
+
+APT_HINT = ("apt-get install -y clang-19 lld-19 libc++-19-dev-wasm32 "
+            "libclang-rt-19-dev-wasm32 wasi-libc")
+
+
+class BuildError(RuntimeError):
+    pass
+
+
+# --------------------------------------------------------------------------
+# toolchain detection
+# --------------------------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class Toolchain:
+    llvm: int
+    cxx: str
+    wasm_ld: str
+    libcxx_include: str
+    wasi_include: str
+    wasi_lib: str
+    builtins: str | None  # compiler-rt for wasm32, if installed
+
+    def describe(self) -> str:
+        return (f"clang {self.llvm}: {self.cxx}, {self.wasm_ld}; libc++ "
+                f"{self.libcxx_include}; wasi-libc {self.wasi_lib}")
+
+
+def _dpkg_files(package: str) -> list[str]:
+    try:
+        out = subprocess.run(["dpkg", "-L", package], capture_output=True,
+                             text=True, check=False)
+    except OSError:
+        return []
+    return out.stdout.splitlines() if out.returncode == 0 else []
+
+
+def _tool(name: str, llvm: int) -> str | None:
+    for cand in (shutil.which(f"{name}-{llvm}"),
+                 f"/usr/lib/llvm-{llvm}/bin/{name}"):
+        if cand and os.access(cand, os.X_OK):
+            return cand
+    return None
+
+
+def _libcxx_include(llvm: int) -> str | None:
+    for path in _dpkg_files(f"libc++-{llvm}-dev-wasm32"):
+        if path.rstrip("/").endswith("wasm32-wasi/c++/v1"):
+            if os.path.isfile(os.path.join(path, "vector")):
+                return path
+    for cand in (f"/usr/lib/llvm-{llvm}/include/wasm32-wasi/c++/v1",
+                 f"/usr/lib/llvm-{llvm}/include/wasm32-wasip1/c++/v1"):
+        if os.path.isfile(os.path.join(cand, "vector")):
+            return cand
+    return None
+
+
+def _llvm_versions() -> list[int]:
+    found = set()
+    for pattern in ("/usr/bin/clang++-*", "/usr/lib/llvm-*/bin/clang++"):
+        for path in glob.glob(pattern):
+            m = re.search(r"(?:clang\+\+-|llvm-)(\d+)", path)
+            if m:
+                found.add(int(m.group(1)))
+    return sorted(found, reverse=True)
+
+
+def detect_toolchain() -> Toolchain:
+    """The newest usable Debian LLVM (>= MIN_LLVM) with every wasm piece."""
+    wasi_lib = next((d for d in ("/usr/lib/wasm32-wasi", "/usr/lib/wasm32-wasip1")
+                     if os.path.isfile(os.path.join(d, "libc.a"))), None)
+    wasi_include = next((d for d in ("/usr/include/wasm32-wasi",
+                                     "/usr/include/wasm32-wasip1")
+                         if os.path.isfile(os.path.join(d, "stdlib.h"))), None)
+    problems = []
+    for llvm in _llvm_versions():
+        if llvm < MIN_LLVM:
+            continue
+        cxx, ld = _tool("clang++", llvm), _tool("wasm-ld", llvm)
+        inc = _libcxx_include(llvm)
+        missing = [what for what, ok in (("clang++", cxx), ("wasm-ld (lld)", ld),
+                                         ("libc++ wasm32 headers", inc)) if not ok]
+        if missing:
+            problems.append(f"llvm-{llvm}: missing {', '.join(missing)}")
+            continue
+        if not wasi_lib or not wasi_include:
+            raise BuildError("wasi-libc not found (/usr/lib/wasm32-wasi/libc.a); "
+                             f"install it: {APT_HINT}")
+        rt = glob.glob(f"/usr/lib/llvm-{llvm}/lib/clang/*/lib/wasi/"
+                       "libclang_rt.builtins-wasm32.a")
+        return Toolchain(llvm, cxx, ld, inc, wasi_include, wasi_lib,
+                         rt[0] if rt else None)
+    detail = "; ".join(problems) or "no clang++-N found"
+    raise BuildError(f"no usable clang >= {MIN_LLVM} for wasm32 ({detail}); "
+                     f"install one, e.g.: {APT_HINT}")
+
+
+# --------------------------------------------------------------------------
+# sources and flags
+# --------------------------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class Variant:
+    """One linked artifact: which ISA targets it holds and how it links."""
+    name: str
+    isas: tuple[str, ...]
+    side_module: bool          # Pyodide side module (-fPIC, libc imported)
+    pin: str | None            # GEMMKIT_DEFAULT_REQUIRE_ISA
+    simd_flag: bool = True     # -msimd128 on targets/simd128 (off only for
+                               # the self-check variant used by the tests)
+
+
+VARIANTS = {
+    "pyodide": Variant("pyodide", ("scalar", "simd128"), True, "simd128"),
+    "web-simd128": Variant("web-simd128", ("scalar", "simd128"), False, "simd128"),
+    "web-scalar": Variant("web-scalar", ("scalar",), False, None),
+    # A simd128-pinned build whose simd128 units lost -msimd128: it must
+    # refuse to run (tests/wasm prove it); never shipped.
+    "selfcheck-noflag": Variant("selfcheck-noflag", ("scalar", "simd128"),
+                                False, "simd128", simd_flag=False),
+}
+
+
+def baseline_sources(root: Path) -> list[Path]:
+    out = []
+    for d in BASELINE_DIRS:
+        out += sorted((root / "cpp" / "src" / d).glob("*.cpp"))
+    return out
+
+
+def target_sources(root: Path, isa: str) -> list[Path]:
+    return sorted((root / "cpp" / "src" / "dispatch" / "targets" / isa).glob("*.cpp"))
+
+
+def common_flags(tc: Toolchain, root: Path, variant: Variant) -> list[str]:
+    flags = [
+        "--target=wasm32-wasi", "-std=c++20", "-O3",
+        "-fno-exceptions", "-fno-rtti", "-fno-threadsafe-statics",
+        "-fvisibility=hidden", "-fvisibility-inlines-hidden",
+        "-ffp-contract=off",
+        # Only the wasm32 headers: never the host's /usr/include.
+        "-nostdlibinc", "-isystem", tc.libcxx_include, "-isystem", tc.wasi_include,
+        "-I", str(root / "cpp" / "include"), "-I", str(root / "cpp" / "src"),
+        "-DGEMMKIT_NO_THREADS=1", "-DGEMMKIT_HAVE_SCALAR=1",
+        "-Wall", "-Wextra", "-Wno-unused-parameter",
+    ]
+    if "simd128" in variant.isas:
+        flags.append("-DGEMMKIT_HAVE_SIMD128=1")
+    if variant.pin:
+        flags.append(f"-DGEMMKIT_DEFAULT_REQUIRE_ISA={variant.pin}")
+    # Every unit is position independent: the Pyodide side module needs it,
+    # and the standalone modules then link the very same objects (wasm-ld
+    # resolves the GOT statically), so the web and Pyodide simd128 builds
+    # run identical code and their timings compare.
+    flags.append("-fPIC")
+    return flags
+
+
+def isa_flags(isa: str, variant: Variant) -> list[str]:
+    flags = [f"-DGEMMKIT_ISA={isa}"]
+    if isa == "simd128" and variant.simd_flag:
+        flags.append("-msimd128")
+    if isa == "scalar":
+        # The scalar floor stays scalar even where the module allows SIMD.
+        flags += ["-fno-vectorize", "-fno-slp-vectorize"]
+    return flags
+
+
+# --------------------------------------------------------------------------
+# incremental compilation
+# --------------------------------------------------------------------------
+
+def _deps_from_depfile(path: Path) -> list[str]:
+    text = path.read_text().replace("\\\n", " ")
+    _, _, rest = text.partition(":")
+    return [p.replace("\\ ", " ") for p in re.split(r"(?<!\\)\s+", rest) if p]
+
+
+def _up_to_date(obj: Path, dep: Path, stamp: Path, cmd: list[str]) -> bool:
+    if not (obj.exists() and dep.exists() and stamp.exists()):
+        return False
+    if stamp.read_text() != "\0".join(cmd):
+        return False
+    t = obj.stat().st_mtime
+    try:
+        return all(os.stat(p).st_mtime <= t for p in _deps_from_depfile(dep))
+    except OSError:
+        return False
+
+
+def compile_one(cmd_base: list[str], src: Path, obj: Path) -> tuple[Path, bool]:
+    dep, stamp = obj.with_suffix(".d"), obj.with_suffix(".flags")
+    cmd = cmd_base + ["-c", str(src), "-o", str(obj)]
+    if _up_to_date(obj, dep, stamp, cmd):
+        return obj, False
+    obj.parent.mkdir(parents=True, exist_ok=True)
+    proc = subprocess.run(cmd + ["-MMD", "-MF", str(dep)], capture_output=True,
+                          text=True)
+    if proc.returncode != 0:
+        raise BuildError(f"compile failed: {src}\n$ {' '.join(cmd)}\n"
+                         f"{proc.stdout}{proc.stderr}")
+    if proc.stderr.strip():
+        sys.stderr.write(proc.stderr)
+    stamp.write_text("\0".join(cmd))
+    return obj, True
+
+
+def _object_path(build: Path, root: Path, cmd: list[str], src: Path) -> Path:
+    # Objects are keyed by their exact flags, so variants that compile a
+    # unit identically (the baseline units of web-simd128 and selfcheck,
+    # say) share one object.
+    key = hashlib.sha1("\0".join(cmd).encode()).hexdigest()[:10]
+    name = str(src.relative_to(root / "cpp" / "src")).replace(os.sep, "__")
+    return build / "obj" / key / (name + ".o")
+
+
+def compile_variant(tc: Toolchain, root: Path, variant: Variant, build: Path,
+                    jobs: int) -> list[Path]:
+    base = [tc.cxx] + common_flags(tc, root, variant)
+    jobs_list = []
+    for src in baseline_sources(root):
+        jobs_list.append((base, src))
+    for isa in variant.isas:
+        srcs = target_sources(root, isa)
+        if not srcs:
+            raise BuildError(f"no sources in cpp/src/dispatch/targets/{isa}/")
+        for src in srcs:
+            jobs_list.append((base + isa_flags(isa, variant), src))
+    if not baseline_sources(root):
+        raise BuildError("no baseline sources under cpp/src/{%s}" % ",".join(BASELINE_DIRS))
+    results = []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        futs = [pool.submit(compile_one, cmd, src, _object_path(build, root, cmd, src))
+                for cmd, src in jobs_list]
+        for fut in futs:
+            results.append(fut.result())
+    rebuilt = sum(1 for _, r in results if r)
+    print(f"  [{variant.name}] {len(results)} objects ({rebuilt} compiled)")
+    return [o for o, _ in results]
+
+
+# --------------------------------------------------------------------------
+# linking
+# --------------------------------------------------------------------------
+
+def c_abi_functions(root: Path) -> list[str]:
+    header = (root / "cpp" / "include" / "gemmkit" / "gemmkit.h").read_text()
+    names = re.findall(r"GEMMKIT_API\b[^;(]*?\b(gemmkit_\w+)\s*\(", header)
+    if not names:
+        raise BuildError("no GEMMKIT_API functions found in gemmkit.h")
+    return sorted(set(names))
+
+
+def link(tc: Toolchain, root: Path, variant: Variant, objs: list[Path],
+         out: Path) -> None:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    exports = c_abi_functions(root)
+    if variant.side_module:
+        cmd = [tc.wasm_ld, "-shared", "--experimental-pic", "--no-entry",
+               "--unresolved-symbols=import-dynamic", "--strip-debug", "-O2"]
+        cmd += [f"--export={name}" for name in exports]
+        cmd += [str(o) for o in objs] + ["-o", str(out)]
+    else:
+        # A WASI "reactor": _initialize runs the static constructors; the
+        # loader provides the few WASI imports libc.a pulls in (environ_*,
+        # fd_write for stray prints, proc_exit).
+        cmd = [tc.wasm_ld, "--entry=_initialize", "--strip-debug", "-O2",
+               "-z", "stack-size=1048576", "--gc-sections",
+               os.path.join(tc.wasi_lib, "crt1-reactor.o")]
+        cmd += [f"--export={name}" for name in exports + ["malloc", "free"]]
+        cmd += [str(o) for o in objs]
+        cmd += ["-L", tc.wasi_lib, "-lc"]
+        if tc.builtins:
+            cmd.append(tc.builtins)
+        cmd += ["-o", str(out)]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise BuildError(f"link failed: {out.name}\n$ {' '.join(cmd)}\n"
+                         f"{proc.stdout}{proc.stderr}")
+    if proc.stderr.strip():
+        sys.stderr.write(proc.stderr)
+
+
+# --------------------------------------------------------------------------
+# a tiny wasm reader: imports and exports, to check what we ship
+# --------------------------------------------------------------------------
+
+def _leb(data: bytes, pos: int) -> tuple[int, int]:
+    result = shift = 0
+    while True:
+        b = data[pos]
+        pos += 1
+        result |= (b & 0x7F) << shift
+        shift += 7
+        if b < 0x80:
+            return result, pos
+
+
+def _name(data: bytes, pos: int) -> tuple[str, int]:
+    n, pos = _leb(data, pos)
+    return data[pos:pos + n].decode(), pos + n
+
+
+def wasm_imports_exports(path: Path) -> tuple[list[tuple[str, str, int]], list[str]]:
+    """(module, name, kind) of every import and the export names."""
+    data = path.read_bytes()
+    if data[:4] != b"\0asm":
+        raise BuildError(f"{path} is not a wasm module")
+    pos, imports, exports = 8, [], []
+    while pos < len(data):
+        sid = data[pos]
+        size, pos = _leb(data, pos + 1)
+        end = pos + size
+        if sid == 2:
+            count, p = _leb(data, pos)
+            for _ in range(count):
+                mod, p = _name(data, p)
+                nm, p = _name(data, p)
+                kind = data[p]
+                p += 1
+                if kind == 0:      # func: type index
+                    _, p = _leb(data, p)
+                elif kind == 1:    # table: reftype + limits
+                    p += 1
+                    flags, p = _leb(data, p + 0)
+                    _, p = _leb(data, p)
+                    if flags & 1:
+                        _, p = _leb(data, p)
+                elif kind == 2:    # memory: limits
+                    flags, p = _leb(data, p)
+                    _, p = _leb(data, p)
+                    if flags & 1:
+                        _, p = _leb(data, p)
+                elif kind == 3:    # global: valtype + mut
+                    p += 2
+                else:
+                    raise BuildError(f"unknown import kind {kind} in {path}")
+                imports.append((mod, nm, kind))
+        elif sid == 7:
+            count, p = _leb(data, pos)
+            for _ in range(count):
+                nm, p = _name(data, p)
+                p += 1
+                _, p = _leb(data, p)
+                exports.append(nm)
+        pos = end
+    return imports, exports
+
+
+def check_side_module(path: Path) -> None:
+    imports, _ = wasm_imports_exports(path)
+    bad = [f"{m}.{n}" for m, n, _ in imports
+           if m not in ("GOT.mem", "GOT.func")
+           and n not in SIDE_MODULE_ALLOWED_IMPORTS.get(m, ())]
+    if bad:
+        raise BuildError(
+            f"{path.name} imports symbols Pyodide's main module may not "
+            f"provide: {', '.join(sorted(bad))} (the core may use only "
+            "malloc/free/aligned allocation, mem*, getenv and snprintf)")
+
+
+# --------------------------------------------------------------------------
+# the wheel
+# --------------------------------------------------------------------------
+
+def read_version(root: Path) -> str:
+    pyproject = root / "pyproject.toml"
+    if pyproject.exists():
+        m = re.search(r'(?m)^\s*version\s*=\s*"([^"]+)"', pyproject.read_text())
+        if m:
+            return m.group(1)
+    init = root / "python" / "gemmkit" / "__init__.py"
+    if init.exists():
+        m = re.search(r'(?m)^__version__\s*=\s*["\']([^"\']+)["\']', init.read_text())
+        if m:
+            return m.group(1)
+    raise BuildError("cannot find the version (pyproject.toml [project] version "
+                     "or __version__ in python/gemmkit/__init__.py)")
+
+
+def _requires_python(root: Path) -> str | None:
+    pyproject = root / "pyproject.toml"
+    if pyproject.exists():
+        m = re.search(r'(?m)^\s*requires-python\s*=\s*"([^"]+)"', pyproject.read_text())
+        if m:
+            return m.group(1)
+    return None
+
+
+_SKIP_SUFFIXES = (".so", ".pyd", ".dylib", ".dll", ".pyc")
+
+
+def package_files(root: Path) -> list[tuple[str, Path]]:
+    pkg = root / "python" / "gemmkit"
+    out = []
+    for path in sorted(pkg.rglob("*")):
+        if not path.is_file() or "__pycache__" in path.parts:
+            continue
+        if path.name.endswith(_SKIP_SUFFIXES):
+            continue  # a native extension built in place must not leak in
+        out.append(("gemmkit/" + path.relative_to(pkg).as_posix(), path))
+    if not any(a == "gemmkit/__init__.py" for a, _ in out):
+        raise BuildError("python/gemmkit/__init__.py is missing")
+    return out
+
+
+def _record_hash(data: bytes) -> str:
+    digest = hashlib.sha256(data).digest()
+    return "sha256=" + base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
+
+
+def write_wheel(root: Path, side_module: Path, out_dir: Path) -> Path:
+    version = read_version(root)
+    tag = f"py3-none-{PLATFORM_TAG}"
+    name = f"gemmkit-{version}-{tag}.whl"
+    distinfo = f"gemmkit-{version}.dist-info"
+    files: list[tuple[str, bytes]] = [(a, p.read_bytes()) for a, p in package_files(root)]
+    files.append((f"gemmkit/{SIDE_MODULE_NAME}", side_module.read_bytes()))
+    meta = ["Metadata-Version: 2.1", "Name: gemmkit", f"Version: {version}",
+            "Summary: GEMM for Python: one C++ kernel codebase, native and "
+            "WebAssembly (simd128) builds",
+            "License: MIT"]
+    rp = _requires_python(root)
+    if rp:
+        meta.append(f"Requires-Python: {rp}")
+    files.append((f"{distinfo}/METADATA", ("\n".join(meta) + "\n").encode()))
+    files.append((f"{distinfo}/WHEEL", (
+        "Wheel-Version: 1.0\nGenerator: gemmkit wasm/build.py\n"
+        f"Root-Is-Purelib: false\nTag: {tag}\n").encode()))
+    files.append((f"{distinfo}/top_level.txt", b"gemmkit\n"))
+    record = "".join(f"{a},{_record_hash(d)},{len(d)}\n" for a, d in files)
+    record += f"{distinfo}/RECORD,,\n"
+    files.append((f"{distinfo}/RECORD", record.encode()))
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for old in out_dir.glob(f"gemmkit-*-{tag}.whl"):
+        old.unlink()
+    path = out_dir / name
+    # Fixed timestamps: the same inputs give the same wheel bytes.
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as zf:
+        for arcname, data in files:
+            info = zipfile.ZipInfo(arcname, date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            zf.writestr(info, data)
+    size = path.stat().st_size
+    if size >= WHEEL_SIZE_LIMIT:
+        raise BuildError(f"{name} is {size} bytes, over the 1 MB budget")
+    return path
+
+
+def build_test_module(src: Path, out: Path, exports: list[str],
+                      root: Path = REPO, tc: Toolchain | None = None) -> Path:
+    """A standalone simd128 module from one test source (tests/wasm), with
+    the flags of the simd128 target units."""
+    tc = tc or detect_toolchain()
+    v = Variant("test", ("simd128",), False, None)
+    obj = out.with_suffix(".o")
+    cmd = [tc.cxx] + common_flags(tc, root, v) + isa_flags("simd128", v)
+    compile_one(cmd, src, obj)
+    cmd = [tc.wasm_ld, "--entry=_initialize", "--strip-debug", "-O2",
+           os.path.join(tc.wasi_lib, "crt1-reactor.o"), str(obj),
+           *[f"--export={e}" for e in exports], "-L", tc.wasi_lib, "-lc"]
+    if tc.builtins:
+        cmd.append(tc.builtins)
+    proc = subprocess.run(cmd + ["-o", str(out)], capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise BuildError(f"link failed: {out.name}\n{proc.stdout}{proc.stderr}")
+    return out
+
+
+# --------------------------------------------------------------------------
+
+def build(root: Path, only: set[str], jobs: int, out_dist: Path,
+          out_web: Path, build_dir: Path, tc: Toolchain | None = None) -> dict:
+    tc = tc or detect_toolchain()
+    print(f"gemmkit wasm build: {tc.describe()}")
+    t0 = time.perf_counter()
+    produced = {}
+    if "wheel" in only:
+        v = VARIANTS["pyodide"]
+        objs = compile_variant(tc, root, v, build_dir, jobs)
+        side = build_dir / SIDE_MODULE_NAME
+        link(tc, root, v, objs, side)
+        check_side_module(side)
+        produced["wheel"] = write_wheel(root, side, out_dist)
+    if "web" in only:
+        for isa in ("simd128", "scalar"):
+            v = VARIANTS[f"web-{isa}"]
+            objs = compile_variant(tc, root, v, build_dir, jobs)
+            out = out_web / f"gemmkit-{isa}.wasm"
+            link(tc, root, v, objs, out)
+            produced[f"web-{isa}"] = out
+        loader = out_web / "gemmkit.mjs"
+        shutil.copyfile(REPO / "wasm" / "gemmkit.mjs", loader)
+        produced["loader"] = loader
+    if "selfcheck" in only:
+        v = VARIANTS["selfcheck-noflag"]
+        objs = compile_variant(tc, root, v, build_dir, jobs)
+        out = build_dir / "gemmkit-simd128-noflag.wasm"
+        link(tc, root, v, objs, out)
+        produced["selfcheck"] = out
+    for key, path in produced.items():
+        print(f"  {key:12s} {path.stat().st_size:9d} bytes  {path}")
+    print(f"done in {time.perf_counter() - t0:.1f} s")
+    return produced
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--only", default="wheel,web",
+                    help="comma list of: wheel, web, selfcheck (default wheel,web)")
+    ap.add_argument("-j", "--jobs", type=int, default=2)
+    ap.add_argument("--source-root", type=Path, default=REPO,
+                    help="tree holding cpp/ and python/ (default: this repository)")
+    ap.add_argument("--dist-dir", type=Path, default=REPO / "dist")
+    ap.add_argument("--web-dir", type=Path, default=REPO / "web-demo")
+    ap.add_argument("--build-dir", type=Path, default=REPO / "build" / "wasm")
+    ap.add_argument("--print-toolchain", action="store_true")
+    args = ap.parse_args(argv)
+    try:
+        if args.print_toolchain:
+            print(detect_toolchain().describe())
+            return 0
+        only = {s.strip() for s in args.only.split(",") if s.strip()}
+        unknown = only - {"wheel", "web", "selfcheck"}
+        if unknown:
+            ap.error(f"unknown --only item(s): {', '.join(sorted(unknown))}")
+        build(args.source_root.resolve(), only, max(1, args.jobs),
+              args.dist_dir, args.web_dir, args.build_dir)
+    except BuildError as exc:
+        print(f"wasm/build.py: error: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,320 @@
+// gemmkit.mjs: ES-module loader for gemmkit's standalone WebAssembly builds
+// (gemmkit-simd128.wasm, gemmkit-scalar.wasm), for browsers, workers and
+// node >= 20.  It sits on the C ABI (cpp/include/gemmkit/gemmkit.h) and is
+// the only JavaScript between a caller and the C++ core.
+//
+//   import { loadGemmkit } from "./gemmkit.mjs";
+//   const gk = await loadGemmkit({ isa: "simd128" });   // or "scalar"
+//   const c = gk.gemm(a, b, m, k, n, { alpha: 1, beta: 0, c: null });
+//   gk.dispatchInfo();  // { float32: { isa: "simd128", kernel: ... }, ... }
+//
+// a (m x k), b (k x n) and c (m x n) are row-major Float32Array or
+// Float64Array; gemm returns a new array of the same type holding
+// alpha * a @ b + beta * c.  Failures throw GemmkitError (an Error) whose
+// message is the core's gemmkit_last_error() and whose status is the
+// gemmkit_status code.
+//
+// The simd128 build is compiled with the pin fixed to simd128.  An engine
+// without Wasm SIMD could not even compile it, so the loader probes a tiny
+// simd128 module with WebAssembly.validate first and refuses with
+// SIMD_REFUSAL_MESSAGE before fetching or instantiating anything.
+
+/** ABI this loader speaks (GEMMKIT_ABI_VERSION in gemmkit.h). */
+export const ABI_VERSION = 1;
+
+/** Smallest module using a simd128 instruction: (func v128.const 0; drop). */
+export const SIMD128_PROBE = new Uint8Array([
+  0, 97, 115, 109, 1, 0, 0, 0, 1, 4, 1, 96, 0, 0, 3, 2, 1, 0, 10, 23, 1, 21, 0,
+  253, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 26, 11,
+]);
+
+export const SIMD_REFUSAL_MESSAGE =
+  "gemmkit: gemmkit-simd128.wasm needs WebAssembly SIMD (simd128), which " +
+  "this engine does not support; load the scalar build instead: " +
+  'loadGemmkit({ isa: "scalar" })';
+
+/** gemmkit_status codes of gemmkit.h, by number. */
+export const STATUS_NAMES = Object.freeze([
+  "OK", "SHAPE", "DTYPE", "STRIDE", "OVERLAP", "VALUE", "ISA", "ALLOC",
+  "INTERNAL",
+]);
+
+const STATUS = Object.freeze(
+  Object.fromEntries(STATUS_NAMES.map((name, i) => [name, i])),
+);
+
+/** Every failure of this module: message starts with "gemmkit: ". */
+export class GemmkitError extends Error {
+  constructor(message, status = STATUS.INTERNAL) {
+    super(message);
+    this.name = "GemmkitError";
+    this.status = status;
+    this.code = STATUS_NAMES[status] ?? "INTERNAL";
+  }
+}
+
+/** True when this engine can compile Wasm SIMD (simd128). */
+export function simd128Supported() {
+  try {
+    return WebAssembly.validate(SIMD128_PROBE);
+  } catch {
+    return false;
+  }
+}
+
+const IS_NODE =
+  typeof process === "object" && process !== null &&
+  typeof process.versions?.node === "string";
+
+async function readBytes(url) {
+  if (url.protocol === "file:") {
+    // node's fetch cannot read file: URLs.
+    const { readFile } = await import("node:fs/promises");
+    return readFile(url);
+  }
+  const response = await fetch(url);
+  if (!response.ok) {
+    throw new GemmkitError(
+      `gemmkit: cannot fetch ${url.href}: HTTP ${response.status}`,
+    );
+  }
+  return response.arrayBuffer();
+}
+
+function defaultEnv() {
+  // In node the module sees the GEMMKIT_* variables of the process (so
+  // GEMMKIT_REQUIRE_ISA works as on every other build); a browser has none.
+  if (!IS_NODE) return {};
+  const out = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (key.startsWith("GEMMKIT_")) out[key] = value;
+  }
+  return out;
+}
+
+// The few WASI functions wasi-libc's libc.a may import: an environment (for
+// getenv), stdout/stderr for a stray message, exit.  Everything else answers
+// ENOSYS; the core uses no files, clocks or randomness.
+function wasiImports(getMemory, env) {
+  const ENOSYS = 52;
+  const EBADF = 8;
+  const encoder = new TextEncoder();
+  const decoder = new TextDecoder();
+  const entries = Object.entries(env).map(([k, v]) =>
+    encoder.encode(`${k}=${v}\0`));
+  const pending = { 1: "", 2: "" };
+  const u32 = () => new DataView(getMemory().buffer);
+  return {
+    environ_sizes_get(countPtr, sizePtr) {
+      const dv = u32();
+      dv.setUint32(countPtr, entries.length, true);
+      dv.setUint32(sizePtr, entries.reduce((s, e) => s + e.length, 0), true);
+      return 0;
+    },
+    environ_get(environPtr, bufPtr) {
+      const dv = u32();
+      const bytes = new Uint8Array(getMemory().buffer);
+      let p = bufPtr;
+      entries.forEach((entry, i) => {
+        dv.setUint32(environPtr + 4 * i, p, true);
+        bytes.set(entry, p);
+        p += entry.length;
+      });
+      return 0;
+    },
+    fd_write(fd, iovs, iovsLen, nwrittenPtr) {
+      if (fd !== 1 && fd !== 2) return EBADF;
+      const dv = u32();
+      let written = 0;
+      for (let i = 0; i < iovsLen; i++) {
+        const ptr = dv.getUint32(iovs + 8 * i, true);
+        const len = dv.getUint32(iovs + 8 * i + 4, true);
+        pending[fd] += decoder.decode(
+          new Uint8Array(getMemory().buffer, ptr, len));
+        written += len;
+      }
+      const lines = pending[fd].split("\n");
+      pending[fd] = lines.pop();
+      for (const line of lines) (fd === 1 ? console.log : console.error)(line);
+      dv.setUint32(nwrittenPtr, written, true);
+      return 0;
+    },
+    proc_exit(code) {
+      throw new GemmkitError(`gemmkit: the module called exit(${code})`);
+    },
+    fd_close: () => EBADF,
+    fd_seek: () => EBADF,
+    fd_fdstat_get: () => EBADF,
+  };
+}
+
+function importObject(module, getMemory, env) {
+  const wasi = wasiImports(getMemory, env);
+  const imports = { wasi_snapshot_preview1: {} };
+  for (const imp of WebAssembly.Module.imports(module)) {
+    if (imp.module !== "wasi_snapshot_preview1" || imp.kind !== "function") {
+      throw new GemmkitError(
+        `gemmkit: unexpected import ${imp.module}.${imp.name}: ` +
+        "not a gemmkit standalone build",
+      );
+    }
+    imports.wasi_snapshot_preview1[imp.name] = wasi[imp.name] ?? (() => 52);
+  }
+  return imports;
+}
+
+function checkDim(name, value) {
+  if (!Number.isSafeInteger(value) || value < 0 || value > 0xffffffff) {
+    throw new GemmkitError(
+      `gemmkit: ${name} must be a non-negative integer, got ${value}`,
+      STATUS.VALUE,
+    );
+  }
+}
+
+/**
+ * Instantiates one gemmkit build.
+ * @param {object} [options]
+ * @param {"simd128"|"scalar"} [options.isa="simd128"] which build
+ * @param {string|URL} [options.url] where the .wasm is (default: next to
+ *   this file, gemmkit-<isa>.wasm)
+ * @param {ArrayBuffer|Uint8Array} [options.bytes] the .wasm itself
+ * @param {WebAssembly.Module} [options.module] an already compiled module
+ * @param {Record<string,string>} [options.env] environment the module's
+ *   getenv sees (default: in node, the process's GEMMKIT_* variables)
+ */
+export async function loadGemmkit(options = {}) {
+  const { isa = "simd128", url, bytes, module, env } = options;
+  if (isa !== "simd128" && isa !== "scalar") {
+    throw new GemmkitError(
+      `gemmkit: loadGemmkit: isa must be "simd128" or "scalar", got ${JSON.stringify(isa)}`,
+      STATUS.VALUE,
+    );
+  }
+  if (isa === "simd128" && !simd128Supported()) {
+    throw new GemmkitError(SIMD_REFUSAL_MESSAGE, STATUS.ISA);
+  }
+  const t0 = performance.now();
+  let compiled = module;
+  if (!compiled) {
+    const source = bytes ??
+      (await readBytes(new URL(url ?? `./gemmkit-${isa}.wasm`, import.meta.url)));
+    compiled = await WebAssembly.compile(source);
+  }
+  let memory = null;
+  const getMemory = () => memory;
+  const instance = await WebAssembly.instantiate(
+    compiled, importObject(compiled, getMemory, env ?? defaultEnv()));
+  const ex = instance.exports;
+  memory = ex.memory;
+  if (typeof ex._initialize === "function") ex._initialize();
+  const abi = ex.gemmkit_abi_version();
+  if (abi !== ABI_VERSION) {
+    throw new GemmkitError(
+      `gemmkit: module has C ABI version ${abi}, this loader speaks ${ABI_VERSION}`,
+      STATUS.INTERNAL,
+    );
+  }
+  const instantiateMs = performance.now() - t0;
+
+  const cString = (ptr) => {
+    if (!ptr) return "";
+    const heap = new Uint8Array(memory.buffer);
+    let end = ptr;
+    while (heap[end] !== 0) end++;
+    return new TextDecoder().decode(heap.subarray(ptr, end));
+  };
+  const lastError = () => cString(ex.gemmkit_last_error());
+  const fail = (status) => {
+    throw new GemmkitError(lastError() || `gemmkit: status ${status}`, status);
+  };
+
+  function gemm(a, b, m, k, n, { alpha = 1, beta = 0, c = null } = {}) {
+    const Ctor = a?.constructor;
+    if (Ctor !== Float32Array && Ctor !== Float64Array) {
+      throw new GemmkitError(
+        "gemmkit: a must be a Float32Array or a Float64Array",
+        STATUS.DTYPE,
+      );
+    }
+    for (const [name, x] of [["b", b], ["c", c]]) {
+      if (x !== null && x !== undefined && x.constructor !== Ctor) {
+        throw new GemmkitError(
+          `gemmkit: ${name} is a ${x?.constructor?.name}, a is a ${Ctor.name}: ` +
+          "all operands must have the same element type",
+          STATUS.DTYPE,
+        );
+      }
+    }
+    checkDim("m", m);
+    checkDim("k", k);
+    checkDim("n", n);
+    for (const [name, x, rows, cols] of
+      [["a", a, m, k], ["b", b, k, n], ["c", c, m, n]]) {
+      if (x !== null && x !== undefined && x.length !== rows * cols) {
+        throw new GemmkitError(
+          `gemmkit: ${name} has ${x.length} elements, expected ` +
+          `${rows} x ${cols} = ${rows * cols}`,
+          STATUS.SHAPE,
+        );
+      }
+    }
+    if (typeof alpha !== "number" || typeof beta !== "number") {
+      throw new GemmkitError("gemmkit: alpha and beta must be numbers",
+        STATUS.VALUE);
+    }
+    const size = Ctor.BYTES_PER_ELEMENT;
+    const hasC = c !== null && c !== undefined;
+    const ptrs = [];
+    const alloc = (count) => {
+      // malloc(0) may return NULL legally; ask for one element at least.
+      const p = ex.malloc(Math.max(count, 1) * size);
+      if (!p) {
+        throw new GemmkitError(
+          `gemmkit: out of wasm memory allocating ${count * size} bytes`,
+          STATUS.ALLOC,
+        );
+      }
+      ptrs.push(p);
+      return p;
+    };
+    try {
+      const pa = alloc(m * k);
+      const pb = alloc(k * n);
+      const pc = hasC ? alloc(m * n) : 0;
+      const pout = alloc(m * n);
+      // Views are made after every malloc: growing memory detaches old ones.
+      new Ctor(memory.buffer, pa, m * k).set(a);
+      new Ctor(memory.buffer, pb, k * n).set(b);
+      if (hasC) new Ctor(memory.buffer, pc, m * n).set(c);
+      const fn = Ctor === Float32Array ? ex.gemmkit_sgemm : ex.gemmkit_dgemm;
+      const status = fn(m, n, k, alpha, pa, k, 1, pb, n, 1,
+        beta, pc, n, 1, pout, n, 1);
+      if (status !== 0) fail(status);
+      return new Ctor(memory.buffer, pout, m * n).slice();
+    } finally {
+      for (const p of ptrs) ex.free(p);
+    }
+  }
+
+  function dispatchInfo() {
+    const ptr = ex.gemmkit_dispatch_info_json();
+    if (!ptr) fail(STATUS.ISA);
+    return JSON.parse(cString(ptr));
+  }
+
+  return Object.freeze({
+    isa,
+    gemm,
+    dispatchInfo,
+    version: cString(ex.gemmkit_version()),
+    abiVersion: abi,
+    instantiateMs,
+    lastError,
+    /** The raw C ABI, malloc/free and memory, for zero-copy callers. */
+    exports: ex,
+    get memory() {
+      return memory;
+    },
+  });
+}
