@@ -5,6 +5,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <cstdint>
 #include <string>
 
 #include "gemmkit/gemmkit.h"
@@ -61,6 +62,15 @@ const char* dtype_word(int num) {
     default:
       return nullptr;
   }
+}
+
+// '>' on a little-endian host (or '<' on a big-endian one) means the bytes
+// would need swapping: refused rather than silently misread.
+bool native_order(const py::array& arr) {
+  const char order = arr.dtype().byteorder();
+  const uint16_t probe = 1;
+  const bool little = *reinterpret_cast<const uint8_t*>(&probe) == 1;
+  return order == '=' || order == '|' || order == (little ? '<' : '>');
 }
 
 std::string dtype_str(const py::array& arr) {
@@ -133,13 +143,13 @@ py::object gemm2d(py::handle a_obj, py::handle b_obj, py::handle c_obj,
 
   const int num = a.dtype().num();
   const char* word = dtype_word(num);
-  if (!word || !a.dtype().attr("isnative").cast<bool>()) {
+  if (!word || !native_order(a)) {
     raise_error(GEMMKIT_ERROR_DTYPE,
                 "gemmkit: unsupported dtype " + dtype_str(a) +
                     " (supported: float32, float64 in native byte order)");
   }
   auto same = [&](const py::array& x, const char* name) {
-    if (x.dtype().num() != num || !x.dtype().attr("isnative").cast<bool>()) {
+    if (x.dtype().num() != num || !native_order(x)) {
       raise_error(GEMMKIT_ERROR_DTYPE,
                   std::string("gemmkit: dtype mismatch: a is ") + word +
                       " but " + name + " is " + dtype_str(x) +

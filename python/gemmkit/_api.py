@@ -17,6 +17,8 @@ except ImportError:  # pragma: no cover - exercised in the Pyodide suite
     _np = None
 
 _ndarray = _np.ndarray if _np is not None else None
+# Bound once: the fast path of a tiny GEMM is a handful of attribute lookups.
+_gemm2d = backend.gemm2d
 
 
 def _operand(x, name):
@@ -109,7 +111,7 @@ def gemm(a, b, c=None, *, alpha=1.0, beta=0.0, out=None):
         c = _operand(c, "c")
     if out is not None and type(out) is not _ndarray:
         out = _output(out)
-    return backend.gemm2d(a, b, c, float(alpha), float(beta), out)
+    return _gemm2d(a, b, c, alpha, beta, out)
 
 
 def matmul(a, b, out=None):
@@ -127,7 +129,7 @@ def matmul(a, b, out=None):
     if out is not None and type(out) is not _ndarray:
         out = _output(out)
     if a.ndim == 2 and b.ndim == 2:
-        return backend.gemm2d(a, b, None, 1.0, 0.0, out)
+        return _gemm2d(a, b, None, 1.0, 0.0, out)
     if _np is None:
         return _matmul_buffers(a, b, out)
     return _matmul_numpy(a, b, out)

@@ -227,11 +227,8 @@ class Library:
             vb = _View("b", b, False)
             views.append(vb)
             m, k = va.shape
-            k2, n = vb.shape
-            if k != k2:
-                raise ShapeError(
-                    f"gemmkit: a is {m}x{k} and b is {k2}x{n}: the inner "
-                    "dimensions differ")
+            n = vb.shape[1]
+            _check_shapes(va.shape, vb.shape, c, out)
             if vb.dtype != va.dtype:
                 raise DTypeError(
                     f"gemmkit: a is {va.dtype} and b is {vb.dtype}: all "
@@ -282,6 +279,20 @@ class Library:
 
     def get_num_threads(self) -> int:
         return int(self._lib.gemmkit_get_num_threads())
+
+
+def _check_shapes(a_shape: tuple, b_shape: tuple, c: Any, out: Any) -> None:
+    # The C ABI takes bare m, n, k, so the shapes it cannot see are checked
+    # here, with the native core's messages (shared with _api).
+    from ._api import check_gemm_shapes
+
+    def shape(x: Any) -> tuple | None:
+        if x is None:
+            return None
+        s = getattr(x, "shape", None)
+        return tuple(s) if s is not None else None
+
+    check_gemm_shapes(a_shape, b_shape, shape(c), shape(out))
 
 
 def _expect(view: _View, dtype: str, m: int, n: int) -> None:
@@ -352,6 +363,25 @@ def _library() -> Library:
     return _default
 
 
+def version() -> str:
+    """The library version; answers even where the module cannot load (an
+    engine without simd128), so that ``import gemmkit`` always works."""
+    if _default is not None:
+        return _default.version
+    if simd128_supported():
+        try:
+            return _library().version
+        except IsaError:
+            pass
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as dist_version
+
+    try:
+        return dist_version("gemmkit")
+    except PackageNotFoundError:
+        return "0+unknown"
+
+
 def gemm2d(a: Any, b: Any, c: Any, alpha: float, beta: float, out: Any) -> Any:
     return _library().gemm2d(a, b, c, alpha, beta, out)
 
@@ -383,4 +413,5 @@ __all__ = [
     "get_num_threads",
     "set_num_threads",
     "simd128_supported",
+    "version",
 ]

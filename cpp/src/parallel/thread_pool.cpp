@@ -155,13 +155,17 @@ void barrier(const Team& team) {
 }
 
 int available_cores() {
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
-    const int n = CPU_COUNT(&set);
-    if (n > 0) return n;
-  }
-  const unsigned hw = std::thread::hardware_concurrency();
-  return hw > 0 ? static_cast<int>(hw) : 1;
+  // Affinity is read once: a syscall per GEMM would dominate tiny products.
+  static const int cores = [] {
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+      const int n = CPU_COUNT(&set);
+      if (n > 0) return n;
+    }
+    const unsigned hw = std::thread::hardware_concurrency();
+    return hw > 0 ? static_cast<int>(hw) : 1;
+  }();
+  return cores;
 }
 
 #endif  // GEMMKIT_NO_THREADS
