@@ -123,6 +123,16 @@ struct FloatKernel {
   // One tile: C[0:m_eff, 0:n_eff] = epilogue(alpha * A B + beta * src).
   static void run(index_t kc, const T* a, index_t a_step, const T* b,
                   index_t m_eff, index_t n_eff, const Store& s) {
+    // Start pulling the C tile in now so the stores after the depth loop do
+    // not wait on write-allocate misses.
+    if (s.rs_dst == 1) {
+      for (index_t j = 0; j < n_eff; ++j) {
+        const T* col = s.dst + j * s.cs_dst;
+        for (index_t i = 0; i < m_eff; i += 64 / index_t(sizeof(T)))
+          __builtin_prefetch(col + i, 1, 3);
+        __builtin_prefetch(col + m_eff - 1, 1, 3);
+      }
+    }
     Reg acc[NR][MR_REG];
 #pragma GCC unroll 16
     for (int j = 0; j < NR; ++j)

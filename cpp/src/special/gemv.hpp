@@ -9,8 +9,8 @@
 //    columns per pass over a block of rows kept in registers/L1;
 //  - dot form (A has unit-stride rows): y[i] = <A[i, :], x>, four rows at a
 //    time with vector accumulators reduced at the end.
-// Rows are split across threads on a fixed grid of row blocks, so results do
-// not depend on the thread count.
+// Every row's arithmetic is independent of how rows are grouped, so the
+// split across threads does not change a single bit of the result.
 #pragma once
 
 #include "kernel/task.hpp"
@@ -27,13 +27,14 @@ struct Gemv {
   using Ops = simd::SimdOps<Token, T>;
   using Reg = typename Ops::Reg;
   static constexpr int L = Ops::kLanes;
-  // Rows per block: 4 KiB of y accumulators stays in L1 across the k loop.
-  static constexpr index_t kRowBlock = 4096 / sizeof(T) / L * L;
+  // Rows per block: 16 KiB of y accumulators stays in L1 across the k loop
+  // and each column segment read from A spans whole 4 KiB pages, which keeps
+  // the hardware prefetchers streaming.
+  static constexpr index_t kRowBlock = 16384 / sizeof(T) / L * L;
 
   struct Ctx {
     GemmTask<T> t;  // n == 1
     const T* x;     // contiguous copy of B's column (or B itself)
-    index_t blocks;
   };
 
   // y_out[i0:i0+rows] from the raw sums in acc[0:rows].
@@ -124,9 +125,40 @@ struct Gemv {
     return Ops::reduce_sum(Ops::add(s0, s1));
   }
 
+  // Four rows per pass share each load of x (which may not fit in L1).
   static void dot_block(const GemmTask<T>& t, const T* x, index_t i0,
                         index_t rows, T* acc) {
-    for (index_t r = 0; r < rows; ++r) {
+    index_t r = 0;
+    if (t.cs_a == 1) {
+      for (; r + 4 <= rows; r += 4) {
+        const T* a0 = t.a + (i0 + r) * t.rs_a;
+        const T* a1 = a0 + t.rs_a;
+        const T* a2 = a1 + t.rs_a;
+        const T* a3 = a2 + t.rs_a;
+        Reg s0 = Ops::zero(), s1 = Ops::zero(), s2 = Ops::zero(), s3 = Ops::zero();
+        index_t p = 0;
+        for (; p + L <= t.k; p += L) {
+          const Reg xv = Ops::loadu(x + p);
+          s0 = Ops::mul_add(Ops::loadu(a0 + p), xv, s0);
+          s1 = Ops::mul_add(Ops::loadu(a1 + p), xv, s1);
+          s2 = Ops::mul_add(Ops::loadu(a2 + p), xv, s2);
+          s3 = Ops::mul_add(Ops::loadu(a3 + p), xv, s3);
+        }
+        if (p < t.k) {
+          const int n = int(t.k - p);
+          const Reg xv = Ops::load_partial(x + p, n);
+          s0 = Ops::mul_add(Ops::load_partial(a0 + p, n), xv, s0);
+          s1 = Ops::mul_add(Ops::load_partial(a1 + p, n), xv, s1);
+          s2 = Ops::mul_add(Ops::load_partial(a2 + p, n), xv, s2);
+          s3 = Ops::mul_add(Ops::load_partial(a3 + p, n), xv, s3);
+        }
+        acc[r] = Ops::reduce_sum(s0);
+        acc[r + 1] = Ops::reduce_sum(s1);
+        acc[r + 2] = Ops::reduce_sum(s2);
+        acc[r + 3] = Ops::reduce_sum(s3);
+      }
+    }
+    for (; r < rows; ++r) {
       const T* row = t.a + (i0 + r) * t.rs_a;
       if (t.cs_a == 1) {
         acc[r] = dot(row, x, t.k);
@@ -141,11 +173,13 @@ struct Gemv {
   static void work(void* vctx, const parallel::Team& team) {
     const Ctx& c = *static_cast<const Ctx*>(vctx);
     alignas(64) T acc[kRowBlock];
-    const index_t b0 = c.blocks * team.tid / team.size;
-    const index_t b1 = c.blocks * (team.tid + 1) / team.size;
-    for (index_t blk = b0; blk < b1; ++blk) {
-      const index_t i0 = blk * kRowBlock;
-      const index_t rows = c.t.m - i0 < kRowBlock ? c.t.m - i0 : kRowBlock;
+    // Contiguous, lane-aligned share of the rows for this member.
+    const index_t units = (c.t.m + L - 1) / L;
+    const index_t r0 = units * team.tid / team.size * L;
+    index_t r1 = units * (team.tid + 1) / team.size * L;
+    if (r1 > c.t.m) r1 = c.t.m;
+    for (index_t i0 = r0; i0 < r1; i0 += kRowBlock) {
+      const index_t rows = r1 - i0 < kRowBlock ? r1 - i0 : kRowBlock;
       if (c.t.rs_a == 1 && c.t.m > 1) axpy_block(c.t, c.x, i0, rows, acc);
       else dot_block(c.t, c.x, i0, rows, acc);
       finish(c.t, i0, rows, acc);
@@ -163,12 +197,12 @@ struct Gemv {
       for (index_t p = 0; p < t.k; ++p) xcopy[p] = t.b[p * t.rs_b];
       c.x = xcopy;
     }
-    c.blocks = (t.m + kRowBlock - 1) / kRowBlock;
     const double bytes = double(t.m) * double(t.k) * sizeof(T);
+    const index_t units = (t.m + L - 1) / L;
     int threads = 1;
-    if (t.max_threads > 1 && c.blocks > 1 &&
+    if (t.max_threads > 1 && units > 1 &&
         bytes >= double(tuning::get(tuning::Knob::kGemvParallelBytes))) {
-      threads = t.max_threads < c.blocks ? t.max_threads : int(c.blocks);
+      threads = t.max_threads < units ? t.max_threads : int(units);
     }
     if (threads <= 1) work(&c, parallel::Team{0, 1, nullptr});
     else parallel::run(threads, &work, &c);
