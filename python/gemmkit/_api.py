@@ -110,7 +110,9 @@ def gemm(a, b, c=None, *, alpha=1.0, beta=0.0, out=None):
     if c is not None and type(c) is not _ndarray:
         c = _operand(c, "c")
     if out is not None and type(out) is not _ndarray:
-        out = _output(out)
+        # Like numpy's out=, the caller's own object is what comes back.
+        _gemm2d(a, b, c, alpha, beta, _output(out))
+        return out
     return _gemm2d(a, b, c, alpha, beta, out)
 
 
@@ -126,13 +128,16 @@ def matmul(a, b, out=None):
         a = _operand(a, "a")
     if type(b) is not _ndarray:
         b = _operand(b, "b")
+    caller_out = out
     if out is not None and type(out) is not _ndarray:
         out = _output(out)
     if a.ndim == 2 and b.ndim == 2:
-        return _gemm2d(a, b, None, 1.0, 0.0, out)
-    if _np is None:
-        return _matmul_buffers(a, b, out)
-    return _matmul_numpy(a, b, out)
+        result = _gemm2d(a, b, None, 1.0, 0.0, out)
+    elif _np is None:
+        result = _matmul_buffers(a, b, out)
+    else:
+        result = _matmul_numpy(a, b, out)
+    return result if caller_out is None else caller_out
 
 
 def _matmul_numpy(a, b, out):
