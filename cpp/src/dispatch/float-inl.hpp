@@ -2,8 +2,11 @@
 //
 // Included once per ISA by targets/<isa>/float.cpp, which first includes its
 // token header and defines GEMMKIT_TOKEN plus the tile geometry
-// GEMMKIT_F32_TILE / GEMMKIT_F64_TILE as "MR_REG, NR".  Everything defined
-// here lives in that ISA's namespace (isa_namespace.hpp).
+// GEMMKIT_F32_TILE / GEMMKIT_F64_TILE as "MR_REG, NR", and optionally
+// GEMMKIT_SKINNY_NR: a narrower tile for outputs with few columns, where
+// padding n up to NR would waste a third of the arithmetic (16 columns in
+// 12-wide tiles is 12 + 4).  Everything defined here lives in that ISA's
+// namespace (isa_namespace.hpp).
 #include "dispatch/descriptor.hpp"
 #include "dispatch/isa_namespace.hpp"
 #include "driver/driver.hpp"
@@ -23,6 +26,16 @@ int float_gemm(const GemmTask<T>& task) {
   // Matrix-vector shapes are bandwidth-bound: skip packing altogether.
   if (t.n == 1) return special::Gemv<Token, T>::run(t);
   if (t.m == 1) return special::Gemv<Token, T>::run(transposed(t));
+#if defined(GEMMKIT_SKINNY_NR)
+  constexpr int kSkinny = GEMMKIT_SKINNY_NR;
+  if (t.n < 8 * NR) {
+    const index_t pad = (t.n + NR - 1) / NR * NR - t.n;
+    const index_t pad_skinny = (t.n + kSkinny - 1) / kSkinny * kSkinny - t.n;
+    if (pad_skinny < pad) {
+      return driver::BlockedGemm<Token, T, MR_REG, kSkinny>::run(t);
+    }
+  }
+#endif
   return driver::BlockedGemm<Token, T, MR_REG, NR>::run(t);
 }
 

@@ -4,4 +4,5 @@
 #define GEMMKIT_TOKEN isa_avx512f::Avx512F
 #define GEMMKIT_F32_TILE 2, 12
 #define GEMMKIT_F64_TILE 2, 12
+#define GEMMKIT_SKINNY_NR 8
 #include "dispatch/float-inl.hpp"

@@ -4,4 +4,5 @@
 #define GEMMKIT_TOKEN isa_fma::Fma
 #define GEMMKIT_F32_TILE 2, 6
 #define GEMMKIT_F64_TILE 2, 6
+#define GEMMKIT_SKINNY_NR 4
 #include "dispatch/float-inl.hpp"

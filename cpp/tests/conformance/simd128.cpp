@@ -1,0 +1,14 @@
+// L0 conformance, simd128 unit: SimdOps<Simd128, float/double> against
+// scalar arithmetic.  Compiled with the simd128 flags and -DGEMMKIT_ISA=simd128;
+// built for wasm32 with -msimd128 (no native build runs it).
+#include "../../src/simd/simd128.hpp"
+#include "conformance-inl.hpp"
+
+namespace gemmkit::isa_simd128 {
+
+int run_conformance() {
+  return conformance::run_simd_ops_conformance<Simd128, float>() +
+         conformance::run_simd_ops_conformance<Simd128, double>();
+}
+
+}  // namespace gemmkit::isa_simd128
