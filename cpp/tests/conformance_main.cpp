@@ -55,16 +55,17 @@ bool always() { return true; }
 
 #if defined(__x86_64__) || defined(__i386__)
 // __builtin_cpu_supports also checks that the OS enabled the AVX/AVX-512
-// register state (XGETBV), like gemmkit's own dispatch.
-bool has_fma() {
+// register state (XGETBV), like gemmkit's own dispatch.  A build with some
+// ISAs switched off leaves their probes unused.
+[[maybe_unused]] bool has_fma() {
   return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 }
-bool has_avx512f() { return __builtin_cpu_supports("avx512f"); }
-bool has_avx512vnni() {
+[[maybe_unused]] bool has_avx512f() { return __builtin_cpu_supports("avx512f"); }
+[[maybe_unused]] bool has_avx512vnni() {
   return has_avx512f() && __builtin_cpu_supports("avx512bw") &&
          __builtin_cpu_supports("avx512vnni");
 }
-bool has_avx512bf16() {
+[[maybe_unused]] bool has_avx512bf16() {
   return has_avx512f() && __builtin_cpu_supports("avx512bw") &&
          __builtin_cpu_supports("avx512bf16");
 }

@@ -8,13 +8,15 @@ The one tolerance formula of the suite lives here (CONVENTIONS 13, XNNPACK
 ``compute_sum_tolerance``): for C = alpha * A @ B + beta * C0 in a floating
 type with machine epsilon eps,
 
-    |got - ref| <= TOL_C * (k + 2) * eps * (|alpha| * (|A| @ |B|) + |beta| * |C0|)
+    |got - ref| <= TOL_C * (k + 2) * (eps * (|alpha| * (|A| @ |B|) + |beta| * |C0|) + tiny)
 
 elementwise.  A k-term dot product accumulates at most k roundings of unit
 size eps / 2 (the classical gamma_k bound); the "+ 2" covers the alpha
-scaling and the beta update; TOL_C = 2 leaves room for the ordering
-differences of blocked and fused kernels without hiding a wrong element (a
-dropped or doubled term is of the size of |a||b|, not of eps).
+scaling and the beta update; tiny (the smallest subnormal) bounds a
+rounding in the subnormal range, where errors stop scaling with the
+magnitude; TOL_C = 2 leaves room for the ordering differences of blocked and
+fused kernels without hiding a wrong element (a dropped or doubled term is
+of the size of |a||b|, not of eps).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import gemmkit
 
 TOL_C = 2.0
 EPS = {"float32": 2.0**-23, "float64": 2.0**-52}
+TINY = {"float32": 2.0**-149, "float64": 2.0**-1074}  # smallest subnormals
 TYPECODE = {"float32": "f", "float64": "d"}
 DTYPES = ("float32", "float64")
 
@@ -150,7 +153,7 @@ def py_check_gemm(dtype, got_rows, a_rows, b_rows, c_rows=None, alpha=1.0, beta=
             if c_rows is not None and beta != 0:
                 ref += be * c_rows[i][j]
                 mag += abs(be * c_rows[i][j])
-            tol = TOL_C * (k + 2) * eps * mag
+            tol = TOL_C * (k + 2) * (eps * mag + TINY[dtype])
             g = got_rows[i][j]
             if not (abs(g - ref) <= tol):
                 return f"C[{i}][{j}] = {g!r}, expected {ref!r} (tolerance {tol:.3g})"
@@ -209,7 +212,7 @@ def np_check_gemm(got, a, b, c=None, alpha=1.0, beta=0.0):
     if got.size == 0:
         return None
     eps = EPS[str(a.dtype)]
-    tol = TOL_C * (1.0 + extra) * (k + 2) * eps * mag
+    tol = TOL_C * (1.0 + extra) * (k + 2) * (eps * mag + TINY[str(a.dtype)])
     with np.errstate(invalid="ignore", over="ignore"):
         err = np.abs(got.astype(ref.dtype) - ref).astype(np.float64)
     ok = err <= tol  # NaN in got (or ref) counts as a failure
@@ -248,17 +251,19 @@ def next_prime(n: int) -> int:
 
 
 def np_layout(values, layout: str):
-    """A view with ``layout`` holding ``values`` (a 2-D numpy array)."""
+    """A new array or view with ``layout`` holding a copy of ``values`` (2-D)."""
     import numpy as np
 
     r, c = values.shape
     dt = values.dtype
+    # Every layout is a fresh copy: a view of ``values`` itself would let an
+    # in-place test overwrite its own reference data.
     if layout == "C":
-        v = np.ascontiguousarray(values)
+        v = np.array(values, order="C", copy=True)
     elif layout == "F":
-        v = np.asfortranarray(values)
+        v = np.array(values, order="F", copy=True)
     elif layout == "T":
-        v = np.ascontiguousarray(values.T).T
+        v = np.array(values.T, order="C", copy=True).T
     elif layout == "rev_rows":
         v = np.full((r, c), np.nan, dt)[::-1]
     elif layout == "rev_both":
@@ -310,7 +315,9 @@ class Canaried:
             transpose = False
         elif layout == "rev_both":
             self.buf = np.full((m + 2, n + 2), fill, dtype)
-            self.idx = (slice(m, 0, -1) if m else slice(0, 0), slice(n, 0, -1) if n else slice(0, 0))
+            rows = slice(m, 0, -1) if m else slice(0, 0)
+            cols = slice(n, 0, -1) if n else slice(0, 0)
+            self.idx = (rows, cols)
             transpose = False
         elif layout == "F_inner":
             self.buf = np.full((m + 4, n + 3), fill, dtype, order="F")
@@ -339,4 +346,5 @@ class Canaried:
         if np.all(np.isnan(outside)):
             return None
         bad = np.argwhere(mask & ~np.isnan(self.buf))
-        return f"{len(bad)} canaries outside the output window were overwritten, first at {tuple(bad[0])}"
+        return (f"{len(bad)} canaries outside the output window were overwritten, "
+                f"first at {tuple(bad[0])}")

@@ -7,7 +7,9 @@ out when a call is refused.
 
 import pytest
 
-np = pytest.importorskip("numpy", reason="numpy is not installed (the numpy-free suite is test_api_buffers)")
+np = pytest.importorskip(
+    "numpy", reason="numpy is not installed (the numpy-free suite is test_api_buffers)"
+)
 as_strided = np.lib.stride_tricks.as_strided
 
 import gemmkit  # noqa: E402

@@ -9,7 +9,9 @@ numpy is missing (the Pyodide run); test_api_buffers covers that case.
 
 import pytest
 
-np = pytest.importorskip("numpy", reason="numpy is not installed (the numpy-free suite is test_api_buffers)")
+np = pytest.importorskip(
+    "numpy", reason="numpy is not installed (the numpy-free suite is test_api_buffers)"
+)
 
 import gemmkit  # noqa: E402
 from apihelpers import (  # noqa: E402

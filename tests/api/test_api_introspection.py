@@ -47,7 +47,8 @@ def test_public_names():
     for name in ("gemm", "matmul", "dispatch_info", "available_isas", "set_num_threads",
                  "get_num_threads", "GemmkitError", "__version__"):
         assert hasattr(gemmkit, name), name
-    assert set(getattr(gemmkit, "__all__", ())) >= {"gemm", "matmul", "dispatch_info", "available_isas"}
+    exported = set(getattr(gemmkit, "__all__", ()))
+    assert exported >= {"gemm", "matmul", "dispatch_info", "available_isas"}
 
 
 def test_dispatch_info_structure():

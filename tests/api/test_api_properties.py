@@ -7,15 +7,25 @@ arbitrary strides.  Skipped where numpy or hypothesis is missing.
 
 import pytest
 
-np = pytest.importorskip("numpy", reason="numpy is not installed (the numpy-free suite is test_api_buffers)")
+np = pytest.importorskip(
+    "numpy", reason="numpy is not installed (the numpy-free suite is test_api_buffers)"
+)
 hypothesis = pytest.importorskip("hypothesis", reason="hypothesis is not installed")
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 import gemmkit  # noqa: E402
-from apihelpers import DTYPES, LAYOUTS, Canaried, assert_gemm_close, np_layout, rand, tile  # noqa: E402
+from apihelpers import (  # noqa: E402
+    DTYPES,
+    LAYOUTS,
+    Canaried,
+    assert_gemm_close,
+    np_layout,
+    rand,
+    tile,
+)
 
-SETTINGS = settings(max_examples=120, deadline=None, database=None, derandomize=True)
+SETTINGS = settings(max_examples=300, deadline=None, database=None, derandomize=True)
 
 scalars = st.one_of(
     st.sampled_from([0.0, 1.0, -1.0, 0.5, 2.0]),

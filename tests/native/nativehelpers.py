@@ -73,7 +73,8 @@ def clean_env(**updates: str | None) -> dict[str, str]:
     return env
 
 
-def run_python(args: list[str], env: dict[str, str], timeout: float = 300) -> subprocess.CompletedProcess:
+def run_python(args: list[str], env: dict[str, str],
+               timeout: float = 300) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, *args], env=env, cwd=str(REPO_ROOT), capture_output=True,
         text=True, timeout=timeout,

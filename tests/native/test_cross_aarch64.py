@@ -3,7 +3,7 @@
 This x86 machine cannot run NEON code, so this proves what it can: the whole
 core, with the scalar and neon targets, builds with an aarch64 compiler, and
 the neon objects really contain NEON fused multiply-adds.  (The pin refusal
-of ``neon`` on x86 is tested in test_isa_pins.py.)
+of ``neon`` on x86 is tested in test_native_isa.py.)
 """
 
 from __future__ import annotations

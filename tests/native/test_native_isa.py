@@ -148,7 +148,8 @@ def _normalized(text):
                                    "0", "x"])
 def test_pin_unknown_value_refused(value):
     for message in _refusal(value):
-        assert repr(value) in message or value in message, message
+        # The offending value is quoted back, so a typo is easy to spot.
+        assert f"'{value}'" in message or f'"{value}"' in message, message
 
 
 @pytest.mark.parametrize("value", ["neon", "simd128", "wasm", "fma", "avx2", "avx512f",

@@ -1,7 +1,8 @@
 """Native suite: ISA hygiene of the compiled objects (CONVENTIONS 4).
 
-Reads the object files of a CMake build directory (env GEMMKIT_BUILD_DIR,
-several separated by os.pathsep; default build/cpp-tests):
+Reads the object files of CMake build directories (env GEMMKIT_BUILD_DIR,
+several separated by os.pathsep; default: build/cpp-tests and the
+extension's build/cp3* folders):
 
 1. ``objdump -d`` of every baseline object (not under ``targets/<isa>/``,
    not an ISA conformance unit) uses no ymm/zmm/opmask register and no
@@ -37,7 +38,14 @@ AVX_REGISTER = re.compile(r"%(?:[yz]mm\d+|k[0-7])\b")
 
 
 def _build_dirs():
-    raw = os.environ.get("GEMMKIT_BUILD_DIR", "build/cpp-tests")
+    """The directories named by GEMMKIT_BUILD_DIR; by default the C++ test
+    build and the extension's own build folders (build/cp3*, the
+    scikit-build-core build-dir), whichever exist."""
+    raw = os.environ.get("GEMMKIT_BUILD_DIR")
+    if raw is None:
+        candidates = [REPO_ROOT / "build" / "cpp-tests"]
+        candidates += sorted((REPO_ROOT / "build").glob("cp3*"))
+        raw = os.pathsep.join(str(p) for p in candidates)
     dirs = []
     for part in raw.split(os.pathsep):
         path = Path(part)
@@ -51,9 +59,9 @@ def _build_dirs():
 def _objects():
     raw, dirs = _build_dirs()
     if not dirs:
-        pytest.skip(f"no build directory at GEMMKIT_BUILD_DIR={raw!r} (configure one with "
-                    f"cmake -S . -B build/cpp-tests -DGEMMKIT_BUILD_TESTS=ON and build it)")
-    objs = sorted({p for d in dirs for p in d.rglob("*.o")} | {p for d in dirs for p in d.rglob("*.obj")})
+        pytest.skip(f"no build directory at {raw!r} (set GEMMKIT_BUILD_DIR, or configure one "
+                    f"with cmake -S . -B build/cpp-tests -DGEMMKIT_BUILD_TESTS=ON and build it)")
+    objs = sorted({p for d in dirs for pattern in ("*.o", "*.obj") for p in d.rglob(pattern)})
     objs = [p for p in objs if "CMakeFiles/CMakeScratch" not in p.as_posix()
             and "/CompilerId" not in p.as_posix()]
     if not objs:

@@ -83,7 +83,8 @@ def test_env_num_threads():
         reports[value] = run_json(["-c", _ENV_SCRIPT], clean_env(GEMMKIT_NUM_THREADS=value))
         assert reports[value]["threads"] == int(value)
         assert reports[value]["info_threads"] == int(value)
-    assert len({r["digest"] for r in reports.values()}) == 1, "results depend on GEMMKIT_NUM_THREADS"
+    digests = {r["digest"] for r in reports.values()}
+    assert len(digests) == 1, "results depend on GEMMKIT_NUM_THREADS"
 
 
 def test_default_threads_follow_affinity():

@@ -35,6 +35,7 @@ struct BlockedGemm {
     GemmTask<T> t;
     cache::Blocking blk;
     bool inplace_a;     // full MR panels of A are read without packing
+    bool inplace_b;     // B's columns are contiguous along k: read in place
     T* b_pack;          // kc * round_up(nc, NR)
     T* a_pack;          // one region of a_stride elements per team member
     index_t a_stride;
@@ -72,11 +73,13 @@ struct BlockedGemm {
         const bool first = pc == 0;
         const bool last = pc + kc >= t.k;
         // Pack this depth slice of B, each member a share of the panels.
-        pack::pack_b<Token, T, NR>(kc, nc, panels * team.tid / team.size,
-                                   panels * (team.tid + 1) / team.size,
-                                   t.b + pc * t.rs_b + jc * t.cs_b, t.rs_b,
-                                   t.cs_b, plan.b_pack);
-        parallel::barrier(team);
+        if (!plan.inplace_b) {
+          pack::pack_b<Token, T, NR>(kc, nc, panels * team.tid / team.size,
+                                     panels * (team.tid + 1) / team.size,
+                                     t.b + pc * t.rs_b + jc * t.cs_b, t.rs_b,
+                                     t.cs_b, plan.b_pack);
+          parallel::barrier(team);
+        }
 
         Store s;
         s.alpha = t.alpha;
@@ -109,6 +112,7 @@ struct BlockedGemm {
             const index_t j = jc + q * NR;
             const index_t n_eff = min_i(NR, t.n - j);
             const T* b_panel = plan.b_pack + q * NR * kc;
+            const T* b_cols = t.b + pc * t.rs_b + j * t.cs_b;
             for (index_t ir = 0; ir < rows; ir += kMr) {
               const index_t m_eff = min_i(kMr, rows - ir);
               const index_t i = i0 + ir;
@@ -117,16 +121,17 @@ struct BlockedGemm {
               s.dst = t.c_out + i * t.rs_co + j * t.cs_co;
               s.row0 = i;
               s.col0 = j;
-              if (ir < full_rows) {
-                Kernel::run(kc, a_src + ir, t.cs_a, b_panel, m_eff, n_eff, s);
+              const T* a_tile = ir < full_rows ? a_src + ir : a_pack + (ir - full_rows) * kc;
+              const index_t a_step = ir < full_rows ? t.cs_a : kMr;
+              if (plan.inplace_b) {
+                Kernel::run_cols(kc, a_tile, a_step, b_cols, t.cs_b, m_eff, n_eff, s);
               } else {
-                Kernel::run(kc, a_pack + (ir - full_rows) * kc, kMr, b_panel,
-                            m_eff, n_eff, s);
+                Kernel::run(kc, a_tile, a_step, b_panel, m_eff, n_eff, s);
               }
             }
           }
         }
-        parallel::barrier(team);  // B is overwritten by the next slice
+        if (!plan.inplace_b) parallel::barrier(team);  // B is repacked next slice
       }
     }
   }
@@ -149,6 +154,12 @@ struct BlockedGemm {
     }
     plan.inplace_a = t.rs_a == 1 &&
                      t.n <= index_t(tuning::get(tuning::Knob::kInplaceLhsMaxN));
+    // B with unit stride along k (a row-major A seen through the transposed
+    // orientation) would need a transposing pack; reading its columns in
+    // place costs nothing extra while NR of them stay in L1 next to the A
+    // panel, i.e. while their other dimension is small enough to reuse.
+    plan.inplace_b = t.rs_b == 1 && t.cs_b != 1 &&
+                     t.n <= index_t(tuning::get(tuning::Knob::kInplaceRhsMaxN));
 
     // The job split only ever shrinks mc below the blocking's value.
     index_t mc_cap = plan.blk.mc;

@@ -57,6 +57,28 @@ struct FloatKernel {
     }
   }
 
+  // The same loop with B read in place from NR columns that are each
+  // contiguous along the depth (the A^T operand of a row-major product):
+  // element (p, j) is col[j][p].  Skips the transposing pack of B.
+  static GEMMKIT_INLINE void accumulate_cols(index_t kc, const T* GEMMKIT_RESTRICT a,
+                                             index_t a_step,
+                                             const T* const (&col)[NR],
+                                             Reg (&acc)[NR][MR_REG]) {
+#pragma GCC unroll 2
+    for (index_t p = 0; p < kc; ++p) {
+      Reg av[MR_REG];
+#pragma GCC unroll 8
+      for (int r = 0; r < MR_REG; ++r) av[r] = Ops::loadu(a + r * kLanes);
+#pragma GCC unroll 16
+      for (int j = 0; j < NR; ++j) {
+        const Reg bj = Ops::splat(col[j][p]);
+#pragma GCC unroll 8
+        for (int r = 0; r < MR_REG; ++r) acc[j][r] = Ops::mul_add(av[r], bj, acc[j][r]);
+      }
+      a += a_step;
+    }
+  }
+
   static GEMMKIT_INLINE Reg apply_epilogue(Reg v, const Epilogue<T>& e,
                                            index_t row, int rows, index_t col) {
     if (e.bias_kind == BiasKind::kPerRow) {
@@ -120,25 +142,46 @@ struct FloatKernel {
     }
   }
 
-  // One tile: C[0:m_eff, 0:n_eff] = epilogue(alpha * A B + beta * src).
+  // Start pulling the C tile in now so the stores after the depth loop do
+  // not wait on write-allocate misses.
+  static GEMMKIT_INLINE void prefetch_c(index_t m_eff, index_t n_eff, const Store& s) {
+    if (s.rs_dst != 1) return;
+    for (index_t j = 0; j < n_eff; ++j) {
+      const T* col = s.dst + j * s.cs_dst;
+      for (index_t i = 0; i < m_eff; i += 64 / index_t(sizeof(T)))
+        __builtin_prefetch(col + i, 1, 3);
+      __builtin_prefetch(col + m_eff - 1, 1, 3);
+    }
+  }
+
+  // One tile: C[0:m_eff, 0:n_eff] = epilogue(alpha * A B + beta * src),
+  // B from a packed micropanel.
   static void run(index_t kc, const T* a, index_t a_step, const T* b,
                   index_t m_eff, index_t n_eff, const Store& s) {
-    // Start pulling the C tile in now so the stores after the depth loop do
-    // not wait on write-allocate misses.
-    if (s.rs_dst == 1) {
-      for (index_t j = 0; j < n_eff; ++j) {
-        const T* col = s.dst + j * s.cs_dst;
-        for (index_t i = 0; i < m_eff; i += 64 / index_t(sizeof(T)))
-          __builtin_prefetch(col + i, 1, 3);
-        __builtin_prefetch(col + m_eff - 1, 1, 3);
-      }
-    }
+    prefetch_c(m_eff, n_eff, s);
     Reg acc[NR][MR_REG];
 #pragma GCC unroll 16
     for (int j = 0; j < NR; ++j)
 #pragma GCC unroll 8
       for (int r = 0; r < MR_REG; ++r) acc[j][r] = Ops::zero();
     accumulate(kc, a, a_step, b, acc);
+    store(acc, m_eff, n_eff, s);
+  }
+
+  // One tile with B read in place: column j of the tile starts at
+  // b + j * b_cs and is contiguous along the depth.  Columns past n_eff
+  // read column 0 instead (always valid memory; their sums are discarded).
+  static void run_cols(index_t kc, const T* a, index_t a_step, const T* b,
+                       index_t b_cs, index_t m_eff, index_t n_eff, const Store& s) {
+    prefetch_c(m_eff, n_eff, s);
+    const T* col[NR];
+    for (int j = 0; j < NR; ++j) col[j] = b + (j < n_eff ? j : 0) * b_cs;
+    Reg acc[NR][MR_REG];
+#pragma GCC unroll 16
+    for (int j = 0; j < NR; ++j)
+#pragma GCC unroll 8
+      for (int r = 0; r < MR_REG; ++r) acc[j][r] = Ops::zero();
+    accumulate_cols(kc, a, a_step, col, acc);
     store(acc, m_eff, n_eff, s);
   }
 };

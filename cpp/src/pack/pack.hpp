@@ -46,9 +46,34 @@ GEMMKIT_INLINE void pack_panel(index_t kc, index_t width, const T* src,
     }
     return;
   }
-  // Strided along the panel (typically contiguous along the depth): walk
-  // each source line along p, in depth blocks so the W destination lines
-  // being written stay in L1.
+  // Strided along the panel (typically contiguous along the depth, e.g. the
+  // A^T operand of a row-major product): a gather per vector where the token
+  // has one and the stride fits its 32-bit indices.
+  if constexpr (requires { Ops::load_strided(src, rs, 0); }) {
+    const index_t reach = (rs < 0 ? -rs : rs) * (L - 1);
+    if (reach <= index_t(0x7fffffff)) {
+      constexpr index_t kLine = 64 / sizeof(T);
+      for (index_t p = 0; p < kc; ++p) {
+        const T* s = src + p * cs;
+        // Each source line is W cache lines apart that the prefetchers do
+        // not follow: fetch two lines ahead along the depth explicitly.
+        if (cs == 1 && p % kLine == 0) {
+          for (index_t i = 0; i < width; ++i) __builtin_prefetch(s + i * rs + 2 * kLine);
+        }
+#pragma GCC unroll 4
+        for (int i = 0; i < W; i += L) {
+          const int n = width - i >= L ? L : (width > i ? int(width - i) : 0);
+          const typename Ops::Reg v = Ops::load_strided(s + i * rs, rs, n);
+          if (W - i >= L) Ops::storeu(dst + i, v);
+          else Ops::store_partial(dst + i, v, W - i);
+        }
+        dst += W;
+      }
+      return;
+    }
+  }
+  // Otherwise walk each source line along p, in depth blocks so the W
+  // destination lines being written stay in L1.
   constexpr index_t kDepthBlock = 64;
   for (index_t p0 = 0; p0 < kc; p0 += kDepthBlock) {
     const index_t pn = kc - p0 < kDepthBlock ? kc - p0 : kDepthBlock;

@@ -41,6 +41,14 @@ struct Avx512FloatOps {
   static GEMMKIT_INLINE void store_partial(float* p, Reg v, int n) {
     _mm512_mask_storeu_ps(p, mask(n), v);
   }
+  // Optional vocabulary: lanes i < n read p[i * stride] (one gather); the
+  // packing transposes use it.  |stride| * 15 must fit in 32 bits.
+  static GEMMKIT_INLINE Reg load_strided(const float* p, std::ptrdiff_t stride, int n) {
+    const __m512i idx = _mm512_mullo_epi32(
+        _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+        _mm512_set1_epi32(static_cast<int>(stride)));
+    return _mm512_mask_i32gather_ps(_mm512_setzero_ps(), mask(n), idx, p, 4);
+  }
   static GEMMKIT_INLINE Reg mul(Reg a, Reg b) { return _mm512_mul_ps(a, b); }
   static GEMMKIT_INLINE Reg add(Reg a, Reg b) { return _mm512_add_ps(a, b); }
   static GEMMKIT_INLINE Reg mul_add(Reg a, Reg b, Reg c) {
@@ -84,6 +92,11 @@ struct Avx512DoubleOps {
   }
   static GEMMKIT_INLINE void store_partial(double* p, Reg v, int n) {
     _mm512_mask_storeu_pd(p, mask(n), v);
+  }
+  static GEMMKIT_INLINE Reg load_strided(const double* p, std::ptrdiff_t stride, int n) {
+    const __m256i idx = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+                                           _mm256_set1_epi32(static_cast<int>(stride)));
+    return _mm512_mask_i32gather_pd(_mm512_setzero_pd(), mask(n), idx, p, 8);
   }
   static GEMMKIT_INLINE Reg mul(Reg a, Reg b) { return _mm512_mul_pd(a, b); }
   static GEMMKIT_INLINE Reg add(Reg a, Reg b) { return _mm512_add_pd(a, b); }

@@ -40,6 +40,13 @@ struct SimdOps<isa_fma::Fma, float> {
   static GEMMKIT_INLINE void store_partial(float* p, Reg v, int n) {
     _mm256_maskstore_ps(p, mask(n), v);
   }
+  // Optional vocabulary (see Avx512FloatOps::load_strided).
+  static GEMMKIT_INLINE Reg load_strided(const float* p, std::ptrdiff_t stride, int n) {
+    const __m256i idx = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+                                           _mm256_set1_epi32(static_cast<int>(stride)));
+    return _mm256_mask_i32gather_ps(_mm256_setzero_ps(), p, idx,
+                                    _mm256_castsi256_ps(mask(n)), 4);
+  }
   static GEMMKIT_INLINE Reg mul(Reg a, Reg b) { return _mm256_mul_ps(a, b); }
   static GEMMKIT_INLINE Reg add(Reg a, Reg b) { return _mm256_add_ps(a, b); }
   static GEMMKIT_INLINE Reg mul_add(Reg a, Reg b, Reg c) {
@@ -82,6 +89,12 @@ struct SimdOps<isa_fma::Fma, double> {
   }
   static GEMMKIT_INLINE void store_partial(double* p, Reg v, int n) {
     _mm256_maskstore_pd(p, mask(n), v);
+  }
+  static GEMMKIT_INLINE Reg load_strided(const double* p, std::ptrdiff_t stride, int n) {
+    const __m128i idx = _mm_mullo_epi32(_mm_setr_epi32(0, 1, 2, 3),
+                                        _mm_set1_epi32(static_cast<int>(stride)));
+    return _mm256_mask_i32gather_pd(_mm256_setzero_pd(), p, idx,
+                                    _mm256_castsi256_pd(mask(n)), 8);
   }
   static GEMMKIT_INLINE Reg mul(Reg a, Reg b) { return _mm256_mul_pd(a, b); }
   static GEMMKIT_INLINE Reg add(Reg a, Reg b) { return _mm256_add_pd(a, b); }

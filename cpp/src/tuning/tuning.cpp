@@ -29,6 +29,8 @@ const KnobInfo kKnobs[] = {
     // (strided depth steps defeat the prefetchers), so off by default.
     {"GEMMKIT_INPLACE_LHS_MAX_N", 0,
      "read a unit-stride A in place instead of packing it when n <= this"},
+    {"GEMMKIT_INPLACE_RHS_MAX_N", 256,
+     "read a k-contiguous B in place instead of transposing it when n <= this"},
 };
 static_assert(sizeof(kKnobs) / sizeof(kKnobs[0]) ==
               static_cast<std::size_t>(Knob::kCount));

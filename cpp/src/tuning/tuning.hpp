@@ -18,6 +18,7 @@ enum class Knob : int {
   kNc,                    // 0 = analytic
   kGemvParallelBytes,     // operand bytes above which GEMV uses threads
   kInplaceLhsMaxN,        // read A in place (no packing) when n <= this
+  kInplaceRhsMaxN,        // read a k-contiguous B in place when n <= this
   kCount
 };
 

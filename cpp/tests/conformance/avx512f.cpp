@@ -1,6 +1,6 @@
-// L0 conformance, avx512f unit: SimdOps<Avx512F, float/double> against
-// scalar arithmetic.  Compiled with the avx512f flags and -DGEMMKIT_ISA=avx512f;
-// called by conformance_main.cpp only when the CPU has avx512f.
+// L0 conformance, avx512f unit: SimdOps<Avx512F, float/double> against scalar
+// arithmetic.  Compiled with the avx512f flags and -DGEMMKIT_ISA=avx512f; run
+// by conformance_main.cpp only when the CPU has avx512f.
 #include "../../src/simd/avx512f.hpp"
 #include "conformance-inl.hpp"
 

@@ -1,10 +1,12 @@
 // L0 conformance, avx512vnni unit: SimdOps<Avx512Vnni, float/double> against
-// scalar arithmetic.  Compiled with the avx512vnni flags and -DGEMMKIT_ISA=avx512vnni;
-// called by conformance_main.cpp only when the CPU has avx512f, avx512bw and avx512vnni.
+// scalar arithmetic.  Compiled with the avx512vnni flags and
+// -DGEMMKIT_ISA=avx512vnni; run by conformance_main.cpp only when the CPU has
+// avx512f, avx512bw and avx512vnni.
 #include <stdio.h>
 
-// The Avx512Vnni token arrives with the mixed-precision/int8 families; until its
-// header exists this unit says so on every run instead of passing silently.
+// The Avx512Vnni token arrives with the mixed-precision/int8 families; until
+// its header exists this unit says so on every run instead of passing
+// silently.
 #if __has_include("../../src/simd/avx512vnni.hpp")
 #include "../../src/simd/avx512vnni.hpp"
 #include "conformance-inl.hpp"
@@ -18,7 +20,8 @@ int run_conformance() {
   return conformance::run_simd_ops_conformance<Avx512Vnni, float>() +
          conformance::run_simd_ops_conformance<Avx512Vnni, double>();
 #else
-  printf("  avx512vnni: no token header cpp/src/simd/avx512vnni.hpp yet (not tested)\n");
+  printf("  avx512vnni: no token header cpp/src/simd/avx512vnni.hpp yet "
+         "(not tested)\n");
   return 0;
 #endif
 }

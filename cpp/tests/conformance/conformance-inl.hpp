@@ -187,7 +187,7 @@ class SimdOpsConformance {
   void fail(const char* what, int n, int lane, T got, T want) {
     ++failures;
     if (failures <= 20) {
-      printf("  FAIL %s/%s %s (case %d) lane %d: got %.17g [0x%llx], want %.17g [0x%llx]\n",
+      printf("  FAIL %s/%s %s (n or round %d) lane %d: got %.17g [0x%llx], want %.17g [0x%llx]\n",
              Token::kName, type_name(), what, n, lane, double(got),
              (unsigned long long)bits(got), double(want),
              (unsigned long long)bits(want));

@@ -1,6 +1,6 @@
-// L0 conformance, fma unit: SimdOps<Fma, float/double> against
-// scalar arithmetic.  Compiled with the fma flags and -DGEMMKIT_ISA=fma;
-// called by conformance_main.cpp only when the CPU has avx2 and fma.
+// L0 conformance, fma unit: SimdOps<Fma, float/double> against scalar
+// arithmetic.  Compiled with the fma flags and -DGEMMKIT_ISA=fma; run by
+// conformance_main.cpp only when the CPU has avx2 and fma.
 #include "../../src/simd/fma.hpp"
 #include "conformance-inl.hpp"
 

@@ -1,6 +1,6 @@
-// L0 conformance, neon unit: SimdOps<Neon, float/double> against
-// scalar arithmetic.  Compiled with the neon flags and -DGEMMKIT_ISA=neon;
-// run by conformance_main.cpp on aarch64, where NEON is baseline.
+// L0 conformance, neon unit: SimdOps<Neon, float/double> against scalar
+// arithmetic.  Compiled with the neon flags and -DGEMMKIT_ISA=neon; run by
+// conformance_main.cpp on aarch64, where NEON is baseline.
 #include "../../src/simd/neon.hpp"
 #include "conformance-inl.hpp"
 

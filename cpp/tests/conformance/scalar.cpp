@@ -1,6 +1,6 @@
-// L0 conformance, scalar unit: SimdOps<Scalar, float/double> against
-// scalar arithmetic.  Compiled with the scalar flags and -DGEMMKIT_ISA=scalar;
-// run by conformance_main.cpp on every machine.
+// L0 conformance, scalar unit: SimdOps<Scalar, float/double> against scalar
+// arithmetic.  Compiled with the scalar flags and -DGEMMKIT_ISA=scalar; run by
+// conformance_main.cpp on every machine.
 #include "../../src/simd/scalar.hpp"
 #include "conformance-inl.hpp"
 

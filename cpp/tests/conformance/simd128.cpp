@@ -1,6 +1,6 @@
-// L0 conformance, simd128 unit: SimdOps<Simd128, float/double> against
-// scalar arithmetic.  Compiled with the simd128 flags and -DGEMMKIT_ISA=simd128;
-// built for wasm32 with -msimd128 (no native build runs it).
+// L0 conformance, simd128 unit: SimdOps<Simd128, float/double> against scalar
+// arithmetic.  Compiled with the simd128 flags and -DGEMMKIT_ISA=simd128; built
+// for wasm32 with -msimd128 (the native build does not run it).
 #include "../../src/simd/simd128.hpp"
 #include "conformance-inl.hpp"
 
