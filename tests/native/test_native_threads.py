@@ -184,3 +184,35 @@ def test_gemm_releases_the_gil(restore_threads):
         f"counter advanced {progressed} times in {elapsed:.2f}s of GEMM "
         f"(solo rate {solo_rate:.0f}/s): is the GIL held during compute?"
     )
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork is not available on this platform")
+# Python >= 3.12 warns that forking a multi-threaded process is risky: that
+# risk is exactly what this test checks gemmkit handles.
+@pytest.mark.filterwarnings("ignore:.*fork.*:DeprecationWarning")
+def test_parallel_gemm_after_fork(restore_threads):
+    # The child of a fork has none of the parent's pool threads; a pool that
+    # believed in them would deadlock on the first parallel GEMM.
+    rng = np.random.default_rng(11)
+    a = rand(rng, (600, 500), np.float64)
+    b = rand(rng, (500, 700), np.float64)
+    gemmkit.set_num_threads(2)
+    expected = gemmkit.matmul(a, b)  # the parent's pool is now running
+    pid = os.fork()
+    if pid == 0:  # child: the exit status carries the verdict
+        code = 4
+        try:
+            code = 0 if np.array_equal(gemmkit.matmul(a, b), expected) else 3
+        finally:
+            os._exit(code)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+        pytest.fail("parallel GEMM in a forked child hung (pool not reset after fork)")
+    assert os.waitstatus_to_exitcode(status) == 0

@@ -8,6 +8,7 @@
 #include "parallel/thread_pool.hpp"
 
 #if !defined(GEMMKIT_NO_THREADS)
+#include <pthread.h>
 #include <sched.h>
 
 #include <atomic>
@@ -118,11 +119,27 @@ class Pool {
   BarrierState barrier_;
 };
 
+std::atomic<Pool*> g_pool{nullptr};
+
+// A forked child has none of the parent's worker threads (and may have
+// inherited locked mutexes): it starts over with a fresh pool.  The old one
+// is leaked; its threads do not exist in this process.
+void reset_after_fork() { g_pool.store(nullptr, std::memory_order_relaxed); }
+
 Pool& pool() {
+  Pool* p = g_pool.load(std::memory_order_acquire);
+  if (p) return *p;
+  static std::once_flag atfork_once;
+  std::call_once(atfork_once, [] { pthread_atfork(nullptr, nullptr, reset_after_fork); });
   // Leaked on purpose: joining threads from a static destructor at
   // interpreter exit can deadlock.
-  static Pool* p = new Pool();
-  return *p;
+  Pool* fresh = new Pool();
+  Pool* expected = nullptr;
+  if (!g_pool.compare_exchange_strong(expected, fresh, std::memory_order_acq_rel)) {
+    delete fresh;  // another thread won the race; fresh never started a thread
+    return *expected;
+  }
+  return *fresh;
 }
 
 }  // namespace
