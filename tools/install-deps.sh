@@ -6,7 +6,7 @@
 #   bash tools/install-deps.sh --runtime  # only what `python -m gemmkit` needs
 #
 # --runtime: a C++ compiler, CMake and Ninja (apt), and the virtualenv .venv
-#            with numpy, pybind11, scikit-build-core and tqdm.
+#            with numpy, pybind11, scikit-build-core, tqdm and threadpoolctl.
 # --all:     also clang/lld/libc++ for wasm32 and wasi-libc (the WebAssembly
 #            builds), chromium (browser tests), binutils (objdump checks),
 #            the npm packages of package-lock.json (npm ci), every pin of
@@ -148,7 +148,7 @@ if [ "$MODE" = all ]; then
   want="all $(sha_of requirements-test.txt) $("$VPY" -c 'import sys; print(sys.version)')"
 else
   # The runtime subset keeps its versions in requirements-test.txt too.
-  mapfile -t reqs < <(grep -E '^(numpy|pybind11|scikit-build-core|tqdm)==' requirements-test.txt)
+  mapfile -t reqs < <(grep -E '^(numpy|pybind11|scikit-build-core|tqdm|threadpoolctl)==' requirements-test.txt)
   want="runtime $(sha_of requirements-test.txt) $("$VPY" -c 'import sys; print(sys.version)')"
 fi
 stamp="$VENV/.gemmkit-requirements"

@@ -1,12 +1,13 @@
 """Tooling: sums the JUnit XML reports of one tools/test-all.sh run.
 
-Usage: python tools/junit_summary.py NAME=REPORT.xml [NAME=REPORT.xml ...]
+Usage: python tools/junit_summary.py NAME=REPORT.xml|NAME=NOTRUN:WHY|NAME=FAILED:WHAT ...
 
 Prints one line per suite and a closing line
-``total: N passed, N failed, N skipped`` (errors count as failed). A
-report that is missing or unreadable, or that holds no test at all, counts as
-one failure: a suite that crashed before reporting, or that collected nothing,
-must not look green.
+``total: N passed, N failed, N skipped`` (errors count as failed). Each of
+these counts as one failure, so that nothing broken can look green: a report
+that is missing or unreadable (the suite crashed before writing it), a report
+that holds no test (the suite collected nothing), a suite that did not run
+(NOTRUN), and a failed build step (FAILED).
 Exit status: 0 when nothing failed, 1 otherwise. Standard library only.
 """
 
@@ -36,6 +37,11 @@ def main(argv: list[str]) -> int:
     total = [0, 0, 0]
     for arg in argv:
         name, _, path = arg.partition("=")
+        if path.startswith(("NOTRUN:", "FAILED:")):
+            what = "not run" if path.startswith("NOTRUN:") else "failed"
+            print(f"  {name:<14} {what} ({path[7:]}): counted as 1 failed")
+            total[1] += 1
+            continue
         try:
             p, f, s = count(path)
         except (OSError, ET.ParseError, ValueError) as exc:

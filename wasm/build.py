@@ -56,18 +56,25 @@ PLATFORM_TAG = "pyemscripten_2026_0_wasm32"  # PEP 783, Pyodide 314
 SIDE_MODULE_NAME = "_gemmkit_simd128.wasm"
 WHEEL_SIZE_LIMIT = 1 << 20
 
-# What the C++ core may import from the host libc in the Pyodide side
-# module; anything else (a libc++ or compiler-rt symbol, say) would not
-# resolve against Pyodide's main module on every release.
+# What the Pyodide side module may import.  Pyodide's main module exports
+# its libc (Emscripten's musl), so plain C functions resolve; but wasi-libc's
+# C++ headers declare errno as a thread_local variable (imports errno and
+# _ZTH5errno), which Emscripten's libc does not export: "Dynamic linking
+# error: undefined symbol 'errno'".  Every name below was loaded and called
+# in Pyodide 314.0.7; anything new must be checked there before it is added.
 SIDE_MODULE_ALLOWED_IMPORTS = {
     "env": {
         "memory", "__indirect_function_table", "__stack_pointer",
         "__memory_base", "__table_base",
         "malloc", "free", "calloc", "realloc", "posix_memalign",
         "aligned_alloc", "memcpy", "memset", "memmove", "memcmp", "strlen",
-        "strcmp", "strncmp", "getenv", "snprintf", "vsnprintf",
+        "strcmp", "strncmp", "strchr", "isspace", "tolower", "strtoull",
+        "getenv", "snprintf", "vsnprintf", "fprintf",
     },
+    "GOT.mem": {"stderr"},
 }
+# Taking the address of an allowed libc function is fine too.
+SIDE_MODULE_ALLOWED_IMPORTS["GOT.func"] = SIDE_MODULE_ALLOWED_IMPORTS["env"]
 
 APT_HINT = ("apt-get install -y clang-19 lld-19 libc++-19-dev-wasm32 "
             "libclang-rt-19-dev-wasm32 wasi-libc")
@@ -420,13 +427,12 @@ def wasm_imports_exports(path: Path) -> tuple[list[tuple[str, str, int]], list[s
 def check_side_module(path: Path) -> None:
     imports, _ = wasm_imports_exports(path)
     bad = [f"{m}.{n}" for m, n, _ in imports
-           if m not in ("GOT.mem", "GOT.func")
-           and n not in SIDE_MODULE_ALLOWED_IMPORTS.get(m, ())]
+           if n not in SIDE_MODULE_ALLOWED_IMPORTS.get(m, ())]
     if bad:
         raise BuildError(
             f"{path.name} imports symbols Pyodide's main module may not "
-            f"provide: {', '.join(sorted(bad))} (the core may use only "
-            "malloc/free/aligned allocation, mem*, getenv and snprintf)")
+            f"provide: {', '.join(sorted(bad))} (errno in particular: parse "
+            "without strtoull's errno; see SIDE_MODULE_ALLOWED_IMPORTS)")
 
 
 # --------------------------------------------------------------------------
@@ -434,18 +440,32 @@ def check_side_module(path: Path) -> None:
 # --------------------------------------------------------------------------
 
 def read_version(root: Path) -> str:
+    """The package version, from the same single source the native wheel
+    uses: a static pyproject version, else the scikit-build-core regex
+    provider's input file (cpp/include/gemmkit/version.h), else a literal
+    ``__version__`` in python/gemmkit/__init__.py."""
     pyproject = root / "pyproject.toml"
-    if pyproject.exists():
-        m = re.search(r'(?m)^\s*version\s*=\s*"([^"]+)"', pyproject.read_text())
-        if m:
-            return m.group(1)
+    text = pyproject.read_text() if pyproject.exists() else ""
+    m = re.search(r'(?ms)^\[project\].*?^version\s*=\s*"([^"]+)"', text)
+    if m and "[" not in text[text.index("[project]") + 9:m.start()]:
+        return m.group(1)
+    section = re.search(r"(?ms)^\[tool\.scikit-build\.metadata\.version\](.*?)(?=^\[|\Z)", text)
+    if section:
+        inp = re.search(r'(?m)^\s*input\s*=\s*"([^"]+)"', section.group(1))
+        rx = re.search(r"(?m)^\s*regex\s*=\s*'([^']+)'", section.group(1)) or \
+            re.search(r'(?m)^\s*regex\s*=\s*"([^"]+)"', section.group(1))
+        if inp and rx and (root / inp.group(1)).exists():
+            found = re.search(rx.group(1), (root / inp.group(1)).read_text())
+            if found:
+                return found.group("value")
     init = root / "python" / "gemmkit" / "__init__.py"
     if init.exists():
         m = re.search(r'(?m)^__version__\s*=\s*["\']([^"\']+)["\']', init.read_text())
         if m:
             return m.group(1)
-    raise BuildError("cannot find the version (pyproject.toml [project] version "
-                     "or __version__ in python/gemmkit/__init__.py)")
+    raise BuildError("cannot find the version (pyproject.toml, the version "
+                     "regex input it names, or __version__ in "
+                     "python/gemmkit/__init__.py)")
 
 
 def _requires_python(root: Path) -> str | None:
@@ -546,13 +566,6 @@ def build(root: Path, only: set[str], jobs: int, out_dist: Path,
     print(f"gemmkit wasm build: {tc.describe()}")
     t0 = time.perf_counter()
     produced = {}
-    if "wheel" in only:
-        v = VARIANTS["pyodide"]
-        objs = compile_variant(tc, root, v, build_dir, jobs)
-        side = build_dir / SIDE_MODULE_NAME
-        link(tc, root, v, objs, side)
-        check_side_module(side)
-        produced["wheel"] = write_wheel(root, side, out_dist)
     if "web" in only:
         for isa in ("simd128", "scalar"):
             v = VARIANTS[f"web-{isa}"]
@@ -563,12 +576,25 @@ def build(root: Path, only: set[str], jobs: int, out_dist: Path,
         loader = out_web / "gemmkit.mjs"
         shutil.copyfile(REPO / "wasm" / "gemmkit.mjs", loader)
         produced["loader"] = loader
-    if "selfcheck" in only:
+    if "tests" in only:
+        # Test-only modules (never shipped), for tests/wasm.
         v = VARIANTS["selfcheck-noflag"]
         objs = compile_variant(tc, root, v, build_dir, jobs)
         out = build_dir / "gemmkit-simd128-noflag.wasm"
         link(tc, root, v, objs, out)
         produced["selfcheck"] = out
+        produced["conformance"] = build_test_module(
+            REPO / "tests" / "wasm" / "simd128_conformance.cpp",
+            build_dir / "test" / "simd128_conformance.wasm",
+            ["conformance_run", "conformance_checks", "conformance_first_failure"],
+            root=root, tc=tc)
+    if "wheel" in only:
+        v = VARIANTS["pyodide"]
+        objs = compile_variant(tc, root, v, build_dir, jobs)
+        side = build_dir / SIDE_MODULE_NAME
+        link(tc, root, v, objs, side)
+        check_side_module(side)
+        produced["wheel"] = write_wheel(root, side, out_dist)
     for key, path in produced.items():
         print(f"  {key:12s} {path.stat().st_size:9d} bytes  {path}")
     print(f"done in {time.perf_counter() - t0:.1f} s")
@@ -577,8 +603,10 @@ def build(root: Path, only: set[str], jobs: int, out_dist: Path,
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--only", default="wheel,web",
-                    help="comma list of: wheel, web, selfcheck (default wheel,web)")
+    ap.add_argument("--only", default="wheel,web,tests",
+                    help="comma list of: wheel, web, tests (default: all three; "
+                         "tests = the -msimd128 self-check module and the "
+                         "Simd128 conformance module, under build/wasm)")
     ap.add_argument("-j", "--jobs", type=int, default=2)
     ap.add_argument("--source-root", type=Path, default=REPO,
                     help="tree holding cpp/ and python/ (default: this repository)")
@@ -592,7 +620,7 @@ def main(argv: list[str] | None = None) -> int:
             print(detect_toolchain().describe())
             return 0
         only = {s.strip() for s in args.only.split(",") if s.strip()}
-        unknown = only - {"wheel", "web", "selfcheck"}
+        unknown = only - {"wheel", "web", "tests"}
         if unknown:
             ap.error(f"unknown --only item(s): {', '.join(sorted(unknown))}")
         build(args.source_root.resolve(), only, max(1, args.jobs),

@@ -127,7 +127,7 @@ class _View:
             flags |= _PyBUF_WRITABLE
         try:
             _get_buffer(obj, ctypes.byref(self.buf), flags)
-        except BufferError as exc:
+        except (BufferError, ValueError) as exc:  # numpy raises ValueError
             if writable:
                 raise LayoutError(
                     f"gemmkit: {name} must be writable ({exc})") from None

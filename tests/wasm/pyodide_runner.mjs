@@ -66,9 +66,10 @@ const t0 = performance.now();
 const pyodide = await loadPyodide({
   indexURL: opts.dist + path.sep,
   env: { HOME: "/home/pyodide", ...opts.env },
-  stdout: (line) => process.stdout.write(line + "\n"),
-  stderr: (line) => process.stderr.write(line + "\n"),
 });
+// Raw byte streams: line-batched output would break pytest's progress lines.
+pyodide.setStdout({ write: (buf) => (process.stdout.write(buf), buf.length) });
+pyodide.setStderr({ write: (buf) => (process.stderr.write(buf), buf.length) });
 const loaded = ["micropip", ...opts.load];
 await pyodide.loadPackage(loaded, { messageCallback: () => {} });
 for (const [host, guest] of opts.mount) {

@@ -16,6 +16,15 @@
 #include "kernel/task.hpp"
 #include "simd/simd_ops.hpp"
 
+// Depth steps interleaved by the compiler.  On wasm the engine (not the
+// compiler) allocates registers, and V8 has only 15 v128 registers on x64:
+// interleaving steps raises the live count past that and spills.
+#if defined(__wasm__)
+#define GEMMKIT_UNROLL_DEPTH _Pragma("GCC unroll 1")
+#else
+#define GEMMKIT_UNROLL_DEPTH _Pragma("GCC unroll 4")
+#endif
+
 namespace gemmkit::kernel {
 
 template <class Token, class T, int MR_REG, int NR>
@@ -41,7 +50,7 @@ struct FloatKernel {
                                         index_t a_step,
                                         const T* GEMMKIT_RESTRICT b,
                                         Reg (&acc)[NR][MR_REG]) {
-#pragma GCC unroll 4
+GEMMKIT_UNROLL_DEPTH
     for (index_t p = 0; p < kc; ++p) {
       Reg av[MR_REG];
 #pragma GCC unroll 8
@@ -64,7 +73,7 @@ struct FloatKernel {
                                              index_t a_step,
                                              const T* const (&col)[NR],
                                              Reg (&acc)[NR][MR_REG]) {
-#pragma GCC unroll 2
+GEMMKIT_UNROLL_DEPTH
     for (index_t p = 0; p < kc; ++p) {
       Reg av[MR_REG];
 #pragma GCC unroll 8

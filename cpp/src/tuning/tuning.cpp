@@ -2,7 +2,7 @@
 #include "tuning/tuning.hpp"
 
 #include <atomic>
-#include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 
@@ -48,16 +48,21 @@ KnobState g_state[static_cast<int>(Knob::kCount)];
 std::size_t read_env(const KnobInfo& k) {
   const char* v = std::getenv(k.env_name);
   if (!v || !*v) return k.default_value;
-  char* end = nullptr;
-  errno = 0;
-  const unsigned long long parsed = std::strtoull(v, &end, 10);
-  if (errno != 0 || end == v || *end != '\0' || v[0] == '-') {
+  // Parsed by hand: strtoull reports overflow through errno, which Pyodide's
+  // libc does not export to side modules.
+  std::size_t parsed = 0;
+  bool ok = true;
+  for (const char* p = v; *p && ok; ++p) {
+    if (*p < '0' || *p > '9' || parsed > (SIZE_MAX - 9) / 10) ok = false;
+    else parsed = parsed * 10 + std::size_t(*p - '0');
+  }
+  if (!ok) {
     std::fprintf(stderr,
                  "gemmkit: ignoring %s=%s (expected a non-negative integer)\n",
                  k.env_name, v);
     return k.default_value;
   }
-  return static_cast<std::size_t>(parsed);
+  return parsed;
 }
 
 }  // namespace

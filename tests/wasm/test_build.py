@@ -1,0 +1,60 @@
+"""The wasm artifacts themselves: wheel name, contents and size, what the side
+module imports and exports, the standalone modules' exports."""
+
+from __future__ import annotations
+
+import re
+import zipfile
+
+from wasmhelpers import REPO, wasm_build
+
+
+def test_wheel_name_contents_and_size(wheel):
+    version = wasm_build.read_version(REPO)
+    assert wheel.name == (
+        f"gemmkit-{version}-py3-none-pyemscripten_2026_0_wasm32.whl")
+    assert wheel.stat().st_size < 1 << 20
+    with zipfile.ZipFile(wheel) as zf:
+        names = set(zf.namelist())
+        assert zf.testzip() is None
+        wheel_meta = zf.read(f"gemmkit-{version}.dist-info/WHEEL").decode()
+        record = zf.read(f"gemmkit-{version}.dist-info/RECORD").decode()
+    assert "Tag: py3-none-pyemscripten_2026_0_wasm32" in wheel_meta
+    package = {p.relative_to(REPO / "python").as_posix()
+               for p in (REPO / "python" / "gemmkit").rglob("*")
+               if p.is_file() and "__pycache__" not in p.parts
+               and not p.name.endswith((".so", ".pyd", ".pyc"))}
+    assert package <= names, package - names
+    assert "gemmkit/_gemmkit_simd128.wasm" in names
+    assert "gemmkit/py.typed" in names
+    # No *.so: Pyodide would compile it at install time, before the simd128
+    # probe could refuse cleanly.
+    assert not [n for n in names if n.endswith(".so")]
+    assert all(line.split(",")[0] in names for line in record.splitlines())
+
+
+def test_side_module_imports_only_libc_and_exports_the_c_abi(side_module):
+    imports, exports = wasm_build.wasm_imports_exports(side_module)
+    wasm_build.check_side_module(side_module)
+    assert ("env", "memory", 2) in imports  # shares Pyodide's memory
+    abi = wasm_build.c_abi_functions(REPO)
+    assert {"gemmkit_sgemm", "gemmkit_dgemm", "gemmkit_last_error",
+            "gemmkit_dispatch_info_json", "gemmkit_abi_version"} <= set(abi)
+    assert set(abi) <= set(exports)
+    # No C++ runtime symbol may leak out of the module.
+    assert not [e for e in exports if e.startswith("_Z")], exports
+
+
+def test_standalone_modules_import_only_wasi(artifacts):
+    abi = set(wasm_build.c_abi_functions(REPO))
+    for path in (artifacts.simd128, artifacts.scalar):
+        imports, exports = wasm_build.wasm_imports_exports(path)
+        assert {m for m, _, _ in imports} <= {"wasi_snapshot_preview1"}, imports
+        assert abi | {"malloc", "free", "memory", "_initialize"} <= set(exports)
+
+
+def test_toolchain_detection_is_not_pinned_to_one_llvm():
+    tc = wasm_build.detect_toolchain()
+    assert tc.llvm >= wasm_build.MIN_LLVM
+    assert re.search(rf"(clang\+\+-{tc.llvm}|llvm-{tc.llvm}/bin/clang\+\+)$", tc.cxx)
+    assert tc.libcxx_include.endswith("c++/v1")

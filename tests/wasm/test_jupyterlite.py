@@ -1,0 +1,231 @@
+"""The JupyterLite site (tools/build_lite.py) in headless Chromium, offline:
+the site is built and served on 127.0.0.1, every request to another host is
+aborted and recorded, the tour notebook's code cells run in the site's REPL
+(``%pip install gemmkit`` from the site's own index included), and what they
+print is checked against results computed here with numpy.  A screenshot goes
+to build/test-results/."""
+
+from __future__ import annotations
+
+import ast
+import json
+import random
+import re
+import shutil
+import tempfile
+import time
+import urllib.parse
+
+import numpy as np
+import pytest
+
+from wasmhelpers import REPO, _load, require
+
+RESULTS = REPO / "build" / "test-results"
+SITE = REPO / "build" / "lite-site"  # not lite/_output: a site being served there survives
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 # Second fence behind the request routing: no other host even resolves.
+                 "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"]
+# Fetched from inside the kernel (a Web Worker) after the tour: proves that
+# requests of the kernel's worker are seen and aborted too, so the "no
+# outside request" assertion below could fail.
+PROBE_URL = "http://gemmkit-offline-probe.invalid/ping"
+PROBE_CELL = f"""
+from pyodide.http import pyfetch
+try:
+    await pyfetch({PROBE_URL!r})
+    print("probe: fetched")
+except Exception as exc:
+    print("probe: blocked,", type(exc).__name__)
+"""
+DONE = "GEMMKIT-TOUR-" + "FINISHED"
+DONE_CELL = f"print({'GEMMKIT-TOUR-'!r} + {'FINISHED'!r})"
+TIMEOUT_MS = 240_000
+
+build_lite = _load("gemmkit_build_lite", REPO / "tools" / "build_lite.py")
+
+
+@pytest.fixture(scope="module")
+def site(request):
+    """The built site (build/lite-site) and the gemmkit version it offers."""
+    try:
+        artifacts = request.getfixturevalue("artifacts")
+    except pytest.fail.Exception as exc:
+        # The build failure itself is reported by the wasm build step and
+        # tests/wasm/test_build.py; without a wheel there is no site to test.
+        pytest.skip("no JupyterLite site: gemmkit's Pyodide wheel and the web demo "
+                    f"could not be built (wasm/build.py failed: {str(exc)[:300]})")
+    require((REPO / "node_modules" / "pyodide" / "pyodide.mjs").exists(),
+            "node_modules/pyodide is missing: run `npm ci` in the repository root")
+    try:
+        import jupyterlite_core  # noqa: F401
+        import jupyterlite_pyodide_kernel  # noqa: F401
+    except ImportError as exc:
+        require(False, f"{exc.name} is not installed: pip install -r requirements-lite.txt")
+    t0 = time.perf_counter()
+    try:
+        out = build_lite.build_site(SITE, artifacts.wheel, artifacts.web_dir)
+    except build_lite.LiteError as exc:
+        pytest.fail(f"tools/build_lite.py: {exc}", pytrace=False)
+    print(f"site built in {time.perf_counter() - t0:.1f} s")
+    version = artifacts.wheel.name.split("-")[1]
+    return out, version
+
+
+@pytest.fixture(scope="module")
+def site_url(site):
+    serve = _load("gemmkit_web_demo_serve", REPO / "web-demo" / "serve.py")
+    server = serve.serve_in_thread(port=0, quiet=True, directory=str(site[0]))
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def tour_cells(site_dir) -> list[str]:
+    nb = json.loads((site_dir / "files" / "gemmkit-tour.ipynb").read_text())
+    cells = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"]
+    assert cells and cells[0].strip() == "%pip install gemmkit", cells[:1]
+    return cells
+
+
+def run_in_repl(base_url: str, cells: list[str], shot) -> dict:
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        require(False, "playwright is not installed (pip install playwright==1.65.2)")
+    exe = shutil.which("chromium")
+    require(exe is not None, "Debian chromium is not installed (apt-get install chromium)")
+    query = urllib.parse.urlencode([("kernel", "python"), ("toolbar", "1")]
+                                   + [("code", c) for c in cells], quote_via=urllib.parse.quote)
+    outside, seen = [], []
+    profile = tempfile.mkdtemp(prefix="gemmkit-lite-chromium-")
+    try:
+        with sync_playwright() as p:
+            ctx = p.chromium.launch_persistent_context(
+                profile, executable_path=exe, headless=True, args=CHROMIUM_ARGS,
+                viewport={"width": 1200, "height": 1600})
+
+            def only_local(route):
+                url = route.request.url
+                if url.startswith(base_url + "/"):
+                    route.continue_()
+                else:
+                    outside.append(url)
+                    route.abort()
+
+            ctx.route("**/*", only_local)
+            ctx.on("request", lambda req: seen.append(req.url))
+            page = ctx.new_page()
+            page_errors = []
+            page.on("pageerror", lambda exc: page_errors.append(str(exc)))
+            t0 = time.perf_counter()
+            page.goto(f"{base_url}/repl/index.html?{query}")
+            # Done when the last cell printed its marker, or as soon as any
+            # cell shows an error (a traceback is rendered as stderr).
+            page.wait_for_function(
+                """done => {
+                  const outs = [...document.querySelectorAll('.jp-CodeConsole .jp-OutputArea-output')];
+                  return outs.some(o => o.innerText.includes(done))
+                      || document.querySelector('.jp-CodeConsole [data-mime-type="application/vnd.jupyter.stderr"]') !== null;
+                }""", arg=DONE, timeout=TIMEOUT_MS, polling=500)
+            elapsed = time.perf_counter() - t0
+            outputs = page.eval_on_selector_all(
+                ".jp-CodeConsole .jp-OutputArea-output",
+                "els => els.map(e => [e.getAttribute('data-mime-type') || '', e.innerText])")
+            RESULTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(RESULTS / shot), full_page=True)
+            print(f"screenshot: {RESULTS / shot}")
+            ctx.close()
+    finally:
+        shutil.rmtree(profile, ignore_errors=True)
+    return {"outputs": outputs, "outside": outside, "seen": seen, "elapsed": elapsed,
+            "page_errors": page_errors}
+
+
+def find(text: str, pattern: str) -> re.Match:
+    m = re.search(pattern, text, re.M)
+    assert m, f"no line matching {pattern!r} in the tour's output:\n{text}"
+    return m
+
+
+def literal(text: str, prefix: str):
+    return ast.literal_eval(find(text, rf"^{re.escape(prefix)}(.*)$").group(1).strip())
+
+
+def test_tour_runs_offline_in_jupyterlite(site, site_url):
+    site_dir, version = site
+    run = run_in_repl(site_url, tour_cells(site_dir) + [PROBE_CELL, DONE_CELL],
+                      "jupyterlite-tour.png")
+    outputs = run["outputs"]
+    text = "\n".join(t for _, t in outputs)
+    print(f"tour finished in {run['elapsed']:.1f} s after page load; output:\n{text}")
+    print(f"{len(run['seen'])} requests; page errors: {run['page_errors']}")
+    errors = [t for mime, t in outputs if "stderr" in mime or "Traceback" in t]
+    assert not errors, "a cell failed:\n" + "\n".join(errors)
+    assert DONE in text
+
+    # Nothing left 127.0.0.1, except the probe that shows the guard works
+    # for the kernel's worker too.
+    assert run["outside"] == [PROBE_URL], run["outside"]
+    assert "probe: blocked" in text
+    assert all(u.startswith(site_url + "/") or u == PROBE_URL for u in run["seen"]), \
+        [u for u in run["seen"] if not u.startswith(site_url + "/")]
+    # gemmkit came from the site's own index (pypi/), Pyodide from static/pyodide.
+    assert any(re.search(r"/pypi/gemmkit-[^/?]+\.whl(\?.*)?$", u) for u in run["seen"]), "no wheel fetched"
+    assert any(u.split("?")[0].endswith("/static/pyodide/pyodide.asm.wasm") for u in run["seen"])
+
+    find(text, rf"^gemmkit {re.escape(version)}, backend 'pyodide', on emscripten/wasm32$")
+    # The offline site has no numpy and no matplotlib: the tour says so and works.
+    find(text, r"^numpy is not available here")
+    find(text, r"^numpy is not importable here: skipping the numpy examples$")
+    find(text, r"^matplotlib is not available here: skipping the plot")
+
+    a = np.array([[1, 2, 3], [4, 5, 6]], dtype=np.float64)
+    b = np.array([[7, 8], [9, 10], [11, 12]], dtype=np.float64)
+    assert literal(text, "gemm(a, b) =") == (a @ b).tolist()
+    find(text, r"^result: memoryview, format 'd', shape \(2, 2\)$")
+    a32 = np.array([[1, 2], [3, 4]], np.float32)
+    b32 = np.array([[0.5, -1], [2, 0.25]], np.float32)
+    assert literal(text, "c32 <- 2*a32@b32 - c32 =") == (2 * a32 @ b32 - 1).tolist()
+    assert literal(text, "matmul(a, b) =") == (a @ b).tolist()
+    assert literal(text, "matmul(a, v) =") == (a @ np.array([1.0, 0, -1])).tolist()
+    find(text, r"^ShapeError: gemmkit: shape mismatch")
+    find(text, r"^DTypeError: gemmkit: ")
+
+    # dispatch_info: simd128 kernels, pinned to simd128.
+    find(text, r"^backend: pyodide$")
+    find(text, r"^pin: simd128$")
+    find(text, r"^float32: simd128, kernel f32_gemm_8x4__simd128, tile 8x4$")
+    find(text, r"^float64: simd128, kernel f64_gemm_4x4__simd128, tile 4x4$")
+    assert literal(text, "available ISAs:") == ["simd128", "scalar"]
+    # The pin is read once: the module in use keeps simd128; fresh copies
+    # honour scalar and refuse an x86 ISA.
+    find(text, r"^after setting GEMMKIT_REQUIRE_ISA=scalar, the module in use still runs "
+               r"f32_gemm_8x4__simd128$")
+    find(text, r"^GEMMKIT_REQUIRE_ISA=scalar: f32_gemm_4x4__scalar f64_gemm_4x4__scalar$")
+    find(text, r"^GEMMKIT_REQUIRE_ISA=avx512f: IsaError: gemmkit: GEMMKIT_REQUIRE_ISA=avx512f, "
+               r"but avx512f exists only on x86_64")
+
+    # The timing cell's correctness lines, against numpy on the same inputs.
+    rng = random.Random(2024)
+    n = 64
+    ah = np.array([[rng.uniform(-1, 1) for _ in range(n)] for _ in range(n)])
+    bh = np.array([[rng.uniform(-1, 1) for _ in range(n)] for _ in range(n)])
+    diff = float(find(text, r"^n=64 float64: max \|gemmkit - python loop\| = (\S+)$").group(1))
+    assert 0 <= diff < 1e-12
+    checksum = float(find(text, r"^n=64 float64: sum of gemmkit's C = (\S+)$").group(1))
+    expected = float((ah @ bh).sum())
+    tol = 4 * n * np.finfo(np.float64).eps * float((np.abs(ah) @ np.abs(bh)).sum())
+    assert abs(checksum - expected) <= tol, (checksum, expected, tol)
+    # The table: every (dtype, n) row, simd128 and scalar measured, and the
+    # loop rows where the table promises them.
+    rows = re.findall(r"^(float32|float64)\s+(\d+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)$", text, re.M)
+    got = {(d, int(n_)): (loop, simd, scal, npy) for d, n_, loop, simd, scal, npy in rows}
+    assert set(got) == {(d, s) for d in ("float32", "float64") for s in (32, 64, 128, 256)}, rows
+    for (dtype, size), (loop, simd, scal, npy) in got.items():
+        assert float(simd) > 0 and float(scal) > 0 and npy == "-", (dtype, size)
+        assert (loop != "-") == (dtype == "float64" and size <= 64), (dtype, size, loop)
+    # Loose on purpose (a shared, busy machine): compiled code beats the
+    # interpreted triple loop by far more than 5x at n = 64.
+    assert float(got["float64", 64][1]) > 5 * float(got["float64", 64][0]), got["float64", 64]

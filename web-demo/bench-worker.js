@@ -1,0 +1,208 @@
+// gemmkit web demo, benchmark worker (a module Web Worker): loads the simd128
+// and the scalar build through gemmkit.mjs, times square f32 and f64 GEMMs,
+// verifies every result and posts rows to the page, which only draws.
+//
+// Timing calls the C ABI on buffers allocated once in each module's memory,
+// so the numbers are the kernels', not JavaScript copies'.  Verification:
+// each build's C against the other build's elementwise
+// (|C1 - C2| <= 2 tol, tol = 2 (k+2) eps |A||B| bounded by rowmax|A| colsum|B|),
+// and each C against float64 arithmetic with Freivalds' test
+// (|C x - A (B x)| <= 2 (k+2) eps |A| (|B| |x|)), both O(n^2).
+import { loadGemmkit, simd128Supported } from "./gemmkit.mjs";
+
+const TOL_C = 2;
+const EPS = { float32: 2 ** -23, float64: 2 ** -52 };
+const CTOR = { float32: Float32Array, float64: Float64Array };
+
+function rng(seed) {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function randomMatrix(Ctor, len, seed) {
+  const next = rng(seed);
+  const out = new Ctor(len);
+  for (let i = 0; i < len; i++) out[i] = 2 * next() - 1;
+  return out;
+}
+
+/** A, B and C of one size living in one module's memory; run() is one GEMM. */
+function prepare(gk, dtype, a, b, n) {
+  const Ctor = CTOR[dtype];
+  const ex = gk.exports;
+  const bytes = n * n * Ctor.BYTES_PER_ELEMENT;
+  const pa = ex.malloc(bytes);
+  const pb = ex.malloc(bytes);
+  const pc = ex.malloc(bytes);
+  if (!pa || !pb || !pc) throw new Error(`gemmkit: out of wasm memory at n=${n}`);
+  new Ctor(gk.memory.buffer, pa, n * n).set(a);
+  new Ctor(gk.memory.buffer, pb, n * n).set(b);
+  const fn = dtype === "float32" ? ex.gemmkit_sgemm : ex.gemmkit_dgemm;
+  return {
+    run() {
+      const status = fn(n, n, n, 1, pa, n, 1, pb, n, 1, 0, 0, n, 1, pc, n, 1);
+      if (status !== 0) throw new Error(gk.lastError());
+    },
+    result: () => new Ctor(gk.memory.buffer, pc, n * n).slice(),
+    free() {
+      ex.free(pa);
+      ex.free(pb);
+      ex.free(pc);
+    },
+  };
+}
+
+/** Best-of-rounds GFLOP/s; each round repeats the call for >= minMs. */
+function timeGemm(job, n, minMs, rounds) {
+  job.run(); // warm-up: tier-up and first-touch of the workspace
+  let best = Infinity;
+  for (let r = 0; r < rounds; r++) {
+    let reps = 0;
+    const t0 = performance.now();
+    let t = t0;
+    do {
+      job.run();
+      reps++;
+      t = performance.now();
+    } while (t - t0 < minMs);
+    best = Math.min(best, (t - t0) / reps);
+  }
+  return (2 * n * n * n) / (best * 1e-3) / 1e9;
+}
+
+function magnitudes(a, b, n) {
+  const rowMax = new Float64Array(n);
+  const colSum = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    let m = 0;
+    for (let p = 0; p < n; p++) m = Math.max(m, Math.abs(a[i * n + p]));
+    rowMax[i] = m;
+  }
+  for (let p = 0; p < n; p++) {
+    for (let j = 0; j < n; j++) colSum[j] += Math.abs(b[p * n + j]);
+  }
+  return { rowMax, colSum };
+}
+
+function crossCheck(c1, c2, mag, n, eps) {
+  let worst = 0;
+  for (let i = 0; i < n; i++) {
+    for (let j = 0; j < n; j++) {
+      const tol = 2 * TOL_C * (n + 2) * eps * mag.rowMax[i] * mag.colSum[j];
+      const ratio = Math.abs(c1[i * n + j] - c2[i * n + j]) / (tol || 1);
+      if (!(ratio <= 1)) return { ok: false, ratio };
+      worst = Math.max(worst, ratio);
+    }
+  }
+  return { ok: true, ratio: worst };
+}
+
+function freivalds(c, a, b, n, eps, seed) {
+  const next = rng(seed);
+  const x = new Float64Array(n).map(() => 2 * next() - 1);
+  const bx = new Float64Array(n);
+  const bAbsX = new Float64Array(n);
+  for (let p = 0; p < n; p++) {
+    let s = 0;
+    let t = 0;
+    for (let j = 0; j < n; j++) {
+      s += b[p * n + j] * x[j];
+      t += Math.abs(b[p * n + j] * x[j]);
+    }
+    bx[p] = s;
+    bAbsX[p] = t;
+  }
+  let worst = 0;
+  for (let i = 0; i < n; i++) {
+    let cx = 0;
+    let abx = 0;
+    let bound = 0;
+    for (let j = 0; j < n; j++) cx += c[i * n + j] * x[j];
+    for (let p = 0; p < n; p++) {
+      abx += a[i * n + p] * bx[p];
+      bound += Math.abs(a[i * n + p]) * bAbsX[p];
+    }
+    // The f64 products add their own rounding, far below the f32 bound.
+    const tol = TOL_C * (n + 2) * eps * bound + 4 * n * 2 ** -52 * bound;
+    const ratio = Math.abs(cx - abx) / (tol || 1);
+    if (!(ratio <= 1)) return { ok: false, ratio };
+    worst = Math.max(worst, ratio);
+  }
+  return { ok: true, ratio: worst };
+}
+
+async function run({ sizes, dtypes, minMs, rounds }) {
+  const builds = {};
+  let refusal = null;
+  const simd = simd128Supported();
+  if (simd) {
+    builds.simd128 = await loadGemmkit({ isa: "simd128" });
+  } else {
+    try {
+      await loadGemmkit({ isa: "simd128" }); // refuses: we show its message
+    } catch (err) {
+      refusal = err.message;
+    }
+  }
+  builds.scalar = await loadGemmkit({ isa: "scalar" });
+  const isas = Object.keys(builds);
+  postMessage({
+    type: "info",
+    simd128: simd,
+    refusal,
+    builds: Object.fromEntries(isas.map((isa) => [isa, {
+      dispatch: builds[isa].dispatchInfo(),
+      instantiateMs: builds[isa].instantiateMs,
+      version: builds[isa].version,
+    }])),
+  });
+
+  const total = sizes.length * dtypes.length * isas.length;
+  let done = 0;
+  for (const dtype of dtypes) {
+    for (const n of sizes) {
+      const Ctor = CTOR[dtype];
+      const a = randomMatrix(Ctor, n * n, 1000 + n);
+      const b = randomMatrix(Ctor, n * n, 2000 + n);
+      const row = { dtype, n, gflops: {}, verified: true, checks: {} };
+      const results = {};
+      for (const isa of isas) {
+        postMessage({ type: "progress", done, total, label: `${dtype} ${n}x${n}x${n} on ${isa}` });
+        const job = prepare(builds[isa], dtype, a, b, n);
+        try {
+          row.gflops[isa] = timeGemm(job, n, minMs, rounds);
+          results[isa] = job.result();
+        } finally {
+          job.free();
+        }
+        const f = freivalds(results[isa], a, b, n, EPS[dtype], 3000 + n);
+        row.checks[`${isa} vs float64`] = f;
+        row.verified &&= f.ok;
+        done++;
+        // Let the worker breathe between jobs so progress messages flush.
+        await new Promise((resolve) => setTimeout(resolve, 0));
+      }
+      if (results.simd128 && results.scalar) {
+        const x = crossCheck(results.simd128, results.scalar, magnitudes(a, b, n), n, EPS[dtype]);
+        row.checks["simd128 vs scalar"] = x;
+        row.verified &&= x.ok;
+        row.speedup = row.gflops.simd128 / row.gflops.scalar;
+      }
+      postMessage({ type: "row", row });
+    }
+  }
+  postMessage({ type: "progress", done, total, label: "done" });
+  postMessage({ type: "done" });
+}
+
+onmessage = (event) => {
+  run(event.data).catch((err) => {
+    postMessage({ type: "error", message: String(err?.message ?? err) });
+  });
+};

@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""Serves the gemmkit web demo (this folder) on http://127.0.0.1:8000/.
+
+    python wasm/build.py          # once: builds the .wasm files and copies gemmkit.mjs here
+    python web-demo/serve.py      # then open http://127.0.0.1:8000/
+
+Standard library only.  Unlike a bare ``python -m http.server``, it names the
+MIME types of ``.mjs`` and ``.wasm`` itself (module scripts are refused when
+served as octet-stream, and Python's own table lacks ``.mjs`` before 3.12).
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import http.server
+import os
+import threading
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+class DemoHandler(http.server.SimpleHTTPRequestHandler):
+    extensions_map = {
+        **http.server.SimpleHTTPRequestHandler.extensions_map,
+        ".mjs": "text/javascript",
+        ".js": "text/javascript",
+        ".wasm": "application/wasm",
+        ".html": "text/html; charset=utf-8",
+        ".css": "text/css",
+    }
+
+    def end_headers(self) -> None:
+        self.send_header("Cache-Control", "no-store")  # always the fresh build
+        super().end_headers()
+
+    def log_message(self, format: str, *args) -> None:  # noqa: A002
+        if not getattr(self.server, "quiet", False):
+            super().log_message(format, *args)
+
+
+def make_server(host: str = "127.0.0.1", port: int = 8000, directory: str = HERE,
+                quiet: bool = False) -> http.server.ThreadingHTTPServer:
+    """A server for ``directory`` (port 0 picks a free one); call
+    ``serve_forever`` or use :func:`serve_in_thread`."""
+    handler = functools.partial(DemoHandler, directory=directory)
+    server = http.server.ThreadingHTTPServer((host, port), handler)
+    server.quiet = quiet
+    return server
+
+
+def serve_in_thread(**kwargs) -> http.server.ThreadingHTTPServer:
+    server = make_server(**kwargs)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--port", type=int, default=8000)
+    ap.add_argument("--host", default="127.0.0.1")
+    args = ap.parse_args()
+    for name in ("gemmkit.mjs", "gemmkit-simd128.wasm", "gemmkit-scalar.wasm"):
+        if not os.path.exists(os.path.join(HERE, name)):
+            raise SystemExit(f"web-demo/{name} is missing: run `python wasm/build.py` first")
+    server = make_server(args.host, args.port)
+    print(f"gemmkit web demo on http://{args.host}:{server.server_address[1]}/ (Ctrl-C stops)")
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    main()
