@@ -23,7 +23,8 @@ What the site holds (``lite/`` is the JupyterLite "lite dir"):
   simd128 and scalar modules).
 
 Inputs that this script (re)creates and that are never committed:
-``lite/static/pyodide/``, ``lite/pypi/``, ``lite/.jupyterlite.doit.db``.
+``lite/static/pyodide/`` and ``lite/pypi/``; JupyterLite's own build state
+goes to ``build/lite-work/``.
 Needs ``npm ci`` (Pyodide), ``pip install -r requirements-lite.txt``
 (jupyterlite-core, the Pyodide kernel addon, jupyter_server) and, unless
 ``--wheel`` is given, the wasm toolchain for ``wasm/build.py``, which this
@@ -35,6 +36,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -138,15 +140,22 @@ def build_site(out: Path = DEFAULT_OUT, wheel: Path | None = None,
     pypi.mkdir()
     shutil.copy2(wheel, pypi / wheel.name)
 
-    # 3. The JupyterLite build (offline: every input is local). Its doit
-    #    state lives in the lite dir; a stale output is removed first so
-    #    that nothing of an earlier build survives.
+    # 3. The JupyterLite build (offline: every input is local), always from
+    #    scratch: its doit state (.jupyterlite.doit.db, written to the working
+    #    directory) would otherwise skip the steps that patch jupyter-lite.json
+    #    once the output folder is gone.  State and cache live under
+    #    build/lite-work, not in the lite dir.
     if out.exists():
         shutil.rmtree(out)
+    work = REPO / "build" / "lite-work"
+    if work.exists():
+        shutil.rmtree(work)
+    work.mkdir(parents=True)
     cmd = [sys.executable, "-m", "jupyterlite_core", "build",
            "--lite-dir", str(LITE), "--output-dir", str(out)]
     _log("$ " + " ".join(cmd))
-    proc = subprocess.run(cmd, cwd=LITE, capture_output=True, text=True)
+    env = dict(os.environ, JUPYTERLITE_CACHE_DIR=str(work / "cache"))
+    proc = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True)
     if proc.returncode != 0:
         raise LiteError(f"jupyter lite build failed (exit {proc.returncode}):\n"
                         + proc.stdout[-4000:] + proc.stderr[-4000:])

@@ -12,6 +12,7 @@ import json
 import random
 import re
 import shutil
+import sys
 import tempfile
 import time
 import urllib.parse
@@ -40,7 +41,7 @@ except Exception as exc:
     print("probe: blocked,", type(exc).__name__)
 """
 DONE = "GEMMKIT-TOUR-" + "FINISHED"
-DONE_CELL = f"print({'GEMMKIT-TOUR-'!r} + {'FINISHED'!r})"
+DONE_CELL = 'print("GEMMKIT-TOUR-" + "FINISHED")'  # the source itself never matches DONE
 TIMEOUT_MS = 240_000
 
 build_lite = _load("gemmkit_build_lite", REPO / "tools" / "build_lite.py")
@@ -89,58 +90,84 @@ def tour_cells(site_dir) -> list[str]:
     return cells
 
 
-def run_in_repl(base_url: str, cells: list[str], shot) -> dict:
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        require(False, "playwright is not installed (pip install playwright==1.65.2)")
-    exe = shutil.which("chromium")
-    require(exe is not None, "Debian chromium is not installed (apt-get install chromium)")
+class OfflineBrowser:
+    """Headless Chromium on a fresh profile whose every request to anything
+    but ``base_url`` is aborted and recorded (``outside``); ``seen`` lists
+    every request, pages' and workers' alike."""
+
+    def __init__(self, base_url: str):
+        try:
+            from playwright.sync_api import sync_playwright
+        except ImportError:
+            require(False, "playwright is not installed (pip install playwright==1.65.2)")
+        self.exe = shutil.which("chromium")
+        require(self.exe is not None, "Debian chromium is not installed (apt-get install chromium)")
+        self.base_url = base_url
+        self.outside: list[str] = []
+        self.seen: list[str] = []
+        self.page_errors: list[str] = []
+        self._playwright = sync_playwright()
+        self._profile = ""
+
+    def __enter__(self):
+        self._profile = tempfile.mkdtemp(prefix="gemmkit-lite-chromium-")
+        p = self._playwright.__enter__()
+        try:
+            self.ctx = p.chromium.launch_persistent_context(
+                self._profile, executable_path=self.exe, headless=True, args=CHROMIUM_ARGS,
+                viewport={"width": 1200, "height": 1600})
+        except BaseException:
+            self.__exit__(*sys.exc_info())
+            raise
+        self.ctx.route("**/*", self._only_local)
+        self.ctx.on("request", lambda req: self.seen.append(req.url))
+        self.page = self.ctx.new_page()
+        self.page.on("pageerror", lambda exc: self.page_errors.append(str(exc)))
+        return self
+
+    def _only_local(self, route):
+        url = route.request.url
+        if url.startswith(self.base_url + "/"):
+            route.continue_()
+        else:
+            self.outside.append(url)
+            route.abort()
+
+    def screenshot(self, name: str) -> None:
+        RESULTS.mkdir(parents=True, exist_ok=True)
+        self.page.screenshot(path=str(RESULTS / name), full_page=True)
+        print(f"screenshot: {RESULTS / name}")
+
+    def __exit__(self, *exc):
+        try:
+            if hasattr(self, "ctx"):
+                self.ctx.close()
+            self._playwright.__exit__(*exc)
+        finally:
+            shutil.rmtree(self._profile, ignore_errors=True)
+
+
+def run_in_repl(browser: OfflineBrowser, cells: list[str]) -> tuple[list, float]:
+    """Runs ``cells`` in the site's REPL app (one kernel); returns each output
+    as (mime type, text) and the seconds from page load to the last one."""
     query = urllib.parse.urlencode([("kernel", "python"), ("toolbar", "1")]
                                    + [("code", c) for c in cells], quote_via=urllib.parse.quote)
-    outside, seen = [], []
-    profile = tempfile.mkdtemp(prefix="gemmkit-lite-chromium-")
-    try:
-        with sync_playwright() as p:
-            ctx = p.chromium.launch_persistent_context(
-                profile, executable_path=exe, headless=True, args=CHROMIUM_ARGS,
-                viewport={"width": 1200, "height": 1600})
-
-            def only_local(route):
-                url = route.request.url
-                if url.startswith(base_url + "/"):
-                    route.continue_()
-                else:
-                    outside.append(url)
-                    route.abort()
-
-            ctx.route("**/*", only_local)
-            ctx.on("request", lambda req: seen.append(req.url))
-            page = ctx.new_page()
-            page_errors = []
-            page.on("pageerror", lambda exc: page_errors.append(str(exc)))
-            t0 = time.perf_counter()
-            page.goto(f"{base_url}/repl/index.html?{query}")
-            # Done when the last cell printed its marker, or as soon as any
-            # cell shows an error (a traceback is rendered as stderr).
-            page.wait_for_function(
-                """done => {
-                  const outs = [...document.querySelectorAll('.jp-CodeConsole .jp-OutputArea-output')];
-                  return outs.some(o => o.innerText.includes(done))
-                      || document.querySelector('.jp-CodeConsole [data-mime-type="application/vnd.jupyter.stderr"]') !== null;
-                }""", arg=DONE, timeout=TIMEOUT_MS, polling=500)
-            elapsed = time.perf_counter() - t0
-            outputs = page.eval_on_selector_all(
-                ".jp-CodeConsole .jp-OutputArea-output",
-                "els => els.map(e => [e.getAttribute('data-mime-type') || '', e.innerText])")
-            RESULTS.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(RESULTS / shot), full_page=True)
-            print(f"screenshot: {RESULTS / shot}")
-            ctx.close()
-    finally:
-        shutil.rmtree(profile, ignore_errors=True)
-    return {"outputs": outputs, "outside": outside, "seen": seen, "elapsed": elapsed,
-            "page_errors": page_errors}
+    page = browser.page
+    t0 = time.perf_counter()
+    page.goto(f"{browser.base_url}/repl/index.html?{query}")
+    # Done when the last cell printed its marker, or as soon as any cell
+    # shows an error (a traceback is rendered as stderr).
+    page.wait_for_function(
+        """done => {
+          const outs = [...document.querySelectorAll('.jp-CodeConsole .jp-OutputArea-output')];
+          return outs.some(o => o.innerText.includes(done) ||
+                                o.dataset.mimeType === 'application/vnd.jupyter.stderr');
+        }""", arg=DONE, timeout=TIMEOUT_MS, polling=500)
+    elapsed = time.perf_counter() - t0
+    outputs = page.eval_on_selector_all(
+        ".jp-CodeConsole .jp-OutputArea-output",
+        "els => els.map(e => [e.getAttribute('data-mime-type') || '', e.innerText])")
+    return outputs, elapsed
 
 
 def find(text: str, pattern: str) -> re.Match:
@@ -155,25 +182,26 @@ def literal(text: str, prefix: str):
 
 def test_tour_runs_offline_in_jupyterlite(site, site_url):
     site_dir, version = site
-    run = run_in_repl(site_url, tour_cells(site_dir) + [PROBE_CELL, DONE_CELL],
-                      "jupyterlite-tour.png")
-    outputs = run["outputs"]
+    with OfflineBrowser(site_url) as browser:
+        outputs, elapsed = run_in_repl(browser, tour_cells(site_dir) + [PROBE_CELL, DONE_CELL])
+        browser.screenshot("jupyterlite-tour.png")
     text = "\n".join(t for _, t in outputs)
-    print(f"tour finished in {run['elapsed']:.1f} s after page load; output:\n{text}")
-    print(f"{len(run['seen'])} requests; page errors: {run['page_errors']}")
+    print(f"tour finished in {elapsed:.1f} s after page load; output:\n{text}")
+    print(f"{len(browser.seen)} requests; page errors: {browser.page_errors}")
     errors = [t for mime, t in outputs if "stderr" in mime or "Traceback" in t]
     assert not errors, "a cell failed:\n" + "\n".join(errors)
     assert DONE in text
 
     # Nothing left 127.0.0.1, except the probe that shows the guard works
     # for the kernel's worker too.
-    assert run["outside"] == [PROBE_URL], run["outside"]
+    assert browser.outside == [PROBE_URL], browser.outside
     assert "probe: blocked" in text
-    assert all(u.startswith(site_url + "/") or u == PROBE_URL for u in run["seen"]), \
-        [u for u in run["seen"] if not u.startswith(site_url + "/")]
+    assert all(u.startswith(site_url + "/") or u == PROBE_URL for u in browser.seen), \
+        [u for u in browser.seen if not u.startswith(site_url + "/")]
     # gemmkit came from the site's own index (pypi/), Pyodide from static/pyodide.
-    assert any(re.search(r"/pypi/gemmkit-[^/?]+\.whl(\?.*)?$", u) for u in run["seen"]), "no wheel fetched"
-    assert any(u.split("?")[0].endswith("/static/pyodide/pyodide.asm.wasm") for u in run["seen"])
+    wheel_url = re.compile(r"/pypi/gemmkit-[^/?]+\.whl(\?.*)?$")
+    assert any(wheel_url.search(u) for u in browser.seen), "gemmkit's wheel was not fetched"
+    assert any(u.split("?")[0].endswith("/static/pyodide/pyodide.asm.wasm") for u in browser.seen)
 
     find(text, rf"^gemmkit {re.escape(version)}, backend 'pyodide', on emscripten/wasm32$")
     # The offline site has no numpy and no matplotlib: the tour says so and works.
@@ -220,6 +248,7 @@ def test_tour_runs_offline_in_jupyterlite(site, site_url):
     assert abs(checksum - expected) <= tol, (checksum, expected, tol)
     # The table: every (dtype, n) row, simd128 and scalar measured, and the
     # loop rows where the table promises them.
+    find(text, r"^GFLOP/s; 'gemmkit' runs the simd128 kernels, 'scalar' the scalar ones$")
     rows = re.findall(r"^(float32|float64)\s+(\d+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)$", text, re.M)
     got = {(d, int(n_)): (loop, simd, scal, npy) for d, n_, loop, simd, scal, npy in rows}
     assert set(got) == {(d, s) for d in ("float32", "float64") for s in (32, 64, 128, 256)}, rows
@@ -229,3 +258,20 @@ def test_tour_runs_offline_in_jupyterlite(site, site_url):
     # Loose on purpose (a shared, busy machine): compiled code beats the
     # interpreted triple loop by far more than 5x at n = 64.
     assert float(got["float64", 64][1]) > 5 * float(got["float64", 64][0]), got["float64", 64]
+
+
+def test_web_demo_is_served_with_the_site(site, site_url):
+    # The demo's own behaviour is tested in test_web_demo.py; here: it works
+    # from the site's demo/ folder, offline, with verified results.
+    with OfflineBrowser(site_url) as browser:
+        browser.page.goto(f"{site_url}/demo/index.html?sizes=64&dtypes=float32&minMs=20&rounds=1")
+        browser.page.wait_for_function(
+            "window.gemmkitDemo && ['done', 'error'].includes(window.gemmkitDemo.state)",
+            timeout=60_000)
+        state = browser.page.evaluate("window.gemmkitDemo")
+        browser.screenshot("jupyterlite-site-demo.png")
+    assert state["state"] == "done", state.get("error")
+    assert browser.outside == [] and browser.page_errors == []
+    assert [(r["dtype"], r["n"]) for r in state["rows"]] == [("float32", 64)]
+    assert all(r["verified"] for r in state["rows"]), state["rows"]
+    assert any(u.endswith("/demo/gemmkit-simd128.wasm") for u in browser.seen)
