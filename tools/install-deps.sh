@@ -10,7 +10,8 @@
 # --all:     also clang/lld/libc++ for wasm32 and wasi-libc (the WebAssembly
 #            builds), chromium (browser tests), binutils (objdump checks),
 #            the npm packages of package-lock.json (npm ci), every pin of
-#            requirements-test.txt, and torch 2.13.0+cpu when a local wheel of
+#            requirements-test.txt and requirements-lite.txt (the JupyterLite
+#            site), and torch 2.13.0+cpu when a local wheel of
 #            it is on the machine (the DLPack test skips, saying so, without).
 #
 # The LLVM major version N for the wasm toolchain: an already installed
@@ -143,23 +144,35 @@ if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c 'import sys' >/dev/nul
 fi
 VPY="$VENV/bin/python"
 
+# The stamp file holds one line per satisfied set ("runtime ..." and, after
+# an --all install, "all ..."), each with the hash of its pins and the
+# interpreter version, so a changed pin or Python triggers pip again.
+pyver="$("$VPY" -c 'import sys; print(sys.version.split()[0])')"
+runtime_pins="$(grep -E '^(numpy|pybind11|scikit-build-core|tqdm|threadpoolctl)==' requirements-test.txt)"
+runtime_line="runtime $(printf '%s' "$runtime_pins" | sha256sum | cut -d' ' -f1) $pyver"
 if [ "$MODE" = all ]; then
-  reqs=(-r requirements-test.txt)
-  want="all $(sha_of requirements-test.txt) $("$VPY" -c 'import sys; print(sys.version)')"
+  # requirements-lite.txt: the JupyterLite site build and its test. One pip
+  # call, so the resolver checks the two sets of pins against each other.
+  req_files=(requirements-test.txt)
+  [ -f requirements-lite.txt ] && req_files+=(requirements-lite.txt)
+  reqs=()
+  for f in "${req_files[@]}"; do reqs+=(-r "$f"); done
+  want="all $(sha_of "${req_files[@]}") $pyver"
 else
-  # The runtime subset keeps its versions in requirements-test.txt too.
-  mapfile -t reqs < <(grep -E '^(numpy|pybind11|scikit-build-core|tqdm|threadpoolctl)==' requirements-test.txt)
-  want="runtime $(sha_of requirements-test.txt) $("$VPY" -c 'import sys; print(sys.version)')"
+  mapfile -t reqs <<< "$runtime_pins"
+  want="$runtime_line"
 fi
 stamp="$VENV/.gemmkit-requirements"
-if [ "$(cat "$stamp" 2>/dev/null)" = "$want" ] || \
-   { [ "$MODE" = runtime ] && grep -q '^all ' "$stamp" 2>/dev/null && \
-     [ "$(cut -d' ' -f2 "$stamp")" = "$(sha_of requirements-test.txt)" ]; }; then
+if grep -qxF "$want" "$stamp" 2>/dev/null; then
   log "virtualenv requirements ($MODE) already satisfied"
 else
   log "pip install ${reqs[*]}"
   "$VPY" -m pip install -q "${reqs[@]}"
-  echo "$want" > "$stamp"
+  if [ "$MODE" = all ]; then
+    printf '%s\n%s\n' "$runtime_line" "$want" > "$stamp"
+  else
+    echo "$want" > "$stamp"
+  fi
 fi
 
 # torch: only the CPU build from a local wheel. The registry's torch 2.13.0 is

@@ -17,6 +17,8 @@ Results are checked against a float64 product once per point.
 --isa: one run per value, each in its own process with GEMMKIT_REQUIRE_ISA
 set (auto = unset). Pinned runs (anything but auto) cover the 1024 and 2048
 squares on one thread unless --sizes/--threads say otherwise.
+--blas-coretype fma=Haswell gives the fma run's numpy the OpenBLAS kernel
+of the same vector width (AVX2), for a like-for-like ratio.
 Writes DIR/bench-native-<stamp>.json and .png (default:
 benchmarks/native/results/) and prints markdown tables for the README.
 
@@ -140,7 +142,9 @@ def measure_peak(threads: list[int], quick: bool, workdir: Path) -> dict:
     out: dict = {"compiler_flags": flags}
     secs, reps = ("0.05", "3") if quick else ("0.25", "7")
     for t in threads:
-        r = subprocess.run([str(exe), str(t), secs, reps], check=True, capture_output=True, text=True)
+        r = subprocess.run(
+            [str(exe), str(t), secs, reps], check=True, capture_output=True, text=True
+        )
         out[str(t)] = json.loads(r.stdout)
     return out
 
@@ -195,9 +199,8 @@ def within_bound(got, a, b) -> bool:
 
 
 def child(args) -> int:
-    import numpy as np
-
     import gemmkit
+    import numpy as np
     from threadpoolctl import threadpool_info, threadpool_limits
 
     try:
@@ -236,42 +239,76 @@ def child(args) -> int:
                     if args.wait_quiet > 0:
                         wait_quiet(args.wait_quiet)
                     cpu0, w0 = cpu_seconds(), time.perf_counter()
-                    tg, tn = time_alternating(lambda: gemmkit.matmul(a, b, out=c1),
-                                              lambda: np.matmul(a, b, out=c2), samples, sample_s)
+                    tg, tn = time_alternating(
+                        lambda a=a, b=b, c=c1: gemmkit.matmul(a, b, out=c),
+                        lambda a=a, b=b, c=c2: np.matmul(a, b, out=c),
+                        samples,
+                        sample_s,
+                    )
                     busy = other_cpu(cpu0, cpu_seconds(), time.perf_counter() - w0)
                     flop = 2.0 * m * n * k
-                    points.append({
-                        "threads": nt, "dtype": dtype, "m": m, "n": n, "k": k,
-                        "gemmkit_s": tg, "numpy_s": tn, "other_cpu": busy,
-                        "gemmkit_gflops": flop / statistics.median(tg) / 1e9,
-                        "numpy_gflops": flop / statistics.median(tn) / 1e9,
-                        "correct": within_bound(c1, a, b),
-                    })
+                    points.append(
+                        {
+                            "threads": nt,
+                            "dtype": dtype,
+                            "m": m,
+                            "n": n,
+                            "k": k,
+                            "gemmkit_s": tg,
+                            "numpy_s": tn,
+                            "other_cpu": busy,
+                            "gemmkit_gflops": flop / statistics.median(tg) / 1e9,
+                            "numpy_gflops": flop / statistics.median(tn) / 1e9,
+                            "correct": within_bound(c1, a, b),
+                        }
+                    )
                     done += 1
                     progress(done, total, f"t={nt} {dtype} {m}x{n}x{k}", t_start)
                 # 8x8x8 from Python: allocating calls, as a user writes them.
                 a = rng.standard_normal((8, 8), dtype=np.dtype(dtype).type)
                 b = rng.standard_normal((8, 8), dtype=np.dtype(dtype).type)
-                tg, tn = time_alternating(lambda: gemmkit.matmul(a, b), lambda: np.matmul(a, b),
-                                          max(samples, 5), max(sample_s, 0.01))
-                small.append({"threads": nt, "dtype": dtype, "shape": "8x8x8",
-                              "gemmkit_us": statistics.median(tg) * 1e6,
-                              "numpy_us": statistics.median(tn) * 1e6})
+                tg, tn = time_alternating(
+                    lambda a=a, b=b: gemmkit.matmul(a, b),
+                    lambda a=a, b=b: np.matmul(a, b),
+                    max(samples, 5),
+                    max(sample_s, 0.01),
+                )
+                small.append(
+                    {
+                        "threads": nt,
+                        "dtype": dtype,
+                        "shape": "8x8x8",
+                        "gemmkit_us": statistics.median(tg) * 1e6,
+                        "numpy_us": statistics.median(tn) * 1e6,
+                    }
+                )
                 done += 1
                 progress(done, total, f"t={nt} {dtype} 8x8x8 call time", t_start)
     print(file=sys.stderr)
-    Path(args.child_out).write_text(json.dumps({
-        "pin": args.pin, "dispatch_info": info, "blas": blas, "points": points, "small": small,
-        "numpy": np.__version__, "seconds": time.perf_counter() - t_start,
-    }, default=str))
+    Path(args.child_out).write_text(
+        json.dumps(
+            {
+                "pin": args.pin,
+                "dispatch_info": info,
+                "blas": blas,
+                "points": points,
+                "small": small,
+                "numpy": np.__version__,
+                "seconds": time.perf_counter() - t_start,
+            },
+            default=str,
+        )
+    )
     return 0
 
 
 def progress(done: int, total: int, label: str, t0: float) -> None:
     width = 30
     fill = int(width * done / total)
-    sys.stderr.write(f"\r  [{'#' * fill}{'.' * (width - fill)}] {done}/{total} "
-                     f"{time.perf_counter() - t0:5.0f}s  {label:<34}")
+    sys.stderr.write(
+        f"\r  [{'#' * fill}{'.' * (width - fill)}] {done}/{total} "
+        f"{time.perf_counter() - t0:5.0f}s  {label:<34}"
+    )
     sys.stderr.flush()
 
 
@@ -301,12 +338,20 @@ def markdown(report: dict) -> str:
     lines = []
     env = report["environment"]
     peak = report["peak"]
-    lines.append(f"Measured {env['date']} on {env['cpu']} ({env['cores']} cores), "
-                 f"gemmkit {env['gemmkit']}, numpy {env['numpy']} with {env['blas']}.")
+    lines.append(
+        f"Measured {env['date']} on {env['cpu']} ({env['cores']} cores), "
+        f"gemmkit {env['gemmkit']}, numpy {env['numpy']} with {env['blas']}."
+    )
     for nt in sorted({int(k) for k in peak if k.isdigit()}):
         p = peak[str(nt)]
-        parts = [f"{k.replace('_', ' ')} {v['max']:.1f}" for k, v in p.items() if isinstance(v, dict)]
-        lines.append(f"FMA peak (best of {p.get('reps')} runs), {nt} thread(s), GFLOP/s: " + ", ".join(parts) + ".")
+        parts = [
+            f"{k.replace('_', ' ')} {v['max']:.1f}" for k, v in p.items() if isinstance(v, dict)
+        ]
+        lines.append(
+            f"FMA peak (best of {p.get('reps')} runs), {nt} thread(s), GFLOP/s: "
+            + ", ".join(parts)
+            + "."
+        )
     lines.append(f"`*`: other processes used >= {NOISY} cores while that point was measured.")
     lines.append("")
     for run in report["runs"]:
@@ -316,14 +361,18 @@ def markdown(report: dict) -> str:
             continue
         di = run["dispatch_info"]
         isas = ", ".join(f"{dt} {di[dt]['kernel']}" for dt in DTYPES if dt in di)
+        blas = (run.get("blas") or [{}])[0]
+        isas += f"; numpy's OpenBLAS kernel {blas.get('architecture', '?')}"
         by_t: dict[int, list[dict]] = {}
         for p in run["points"]:
             by_t.setdefault(p["threads"], []).append(p)
         one = {(p["dtype"], p["m"], p["n"], p["k"]): p for p in by_t.get(1, [])}
         for nt, pts in sorted(by_t.items()):
-            lines.append(f"**{run['label']}** ({isas}), {nt} thread(s): GFLOP/s, ratio = gemmkit / numpy, "
-                         f"% = gemmkit / FMA peak of the kernel's vector width"
-                         + (", scale = gemmkit vs its 1-thread rate" if nt > 1 and one else ""))
+            lines.append(
+                f"**{run['label']}** ({isas}), {nt} thread(s): GFLOP/s, ratio = gemmkit / numpy, "
+                f"% = gemmkit / FMA peak of the kernel's vector width"
+                + (", scale = gemmkit vs its 1-thread rate" if nt > 1 and one else "")
+            )
             lines.append("")
             head = "| m x n x k |"
             rule = "|---|"
@@ -339,7 +388,10 @@ def markdown(report: dict) -> str:
             for shp in shapes:
                 row = f"| {shp[0]}x{shp[1]}x{shp[2]} |"
                 for dt in DTYPES:
-                    p = next((q for q in pts if (q["m"], q["n"], q["k"]) == shp and q["dtype"] == dt), None)
+                    p = next(
+                        (q for q in pts if (q["m"], q["n"], q["k"]) == shp and q["dtype"] == dt),
+                        None,
+                    )
                     if p is None:
                         row += " - | - | - | - |" + (" - |" if nt > 1 and one else "")
                         continue
@@ -347,22 +399,32 @@ def markdown(report: dict) -> str:
                     mark = "" if p["correct"] else " (WRONG)"
                     if p.get("other_cpu", 0) >= NOISY:
                         mark += "*"
-                    row += (f" {fmt(p['gemmkit_gflops'])}{mark} | {fmt(p['numpy_gflops'])} |"
-                            f" {p['gemmkit_gflops'] / p['numpy_gflops']:.2f} |"
-                            f" {fmt(100 * p['gemmkit_gflops'] / pk, 0) + '%' if pk else '-'} |")
+                    row += (
+                        f" {fmt(p['gemmkit_gflops'])}{mark} | {fmt(p['numpy_gflops'])} |"
+                        f" {p['gemmkit_gflops'] / p['numpy_gflops']:.2f} |"
+                        f" {fmt(100 * p['gemmkit_gflops'] / pk, 0) + '%' if pk else '-'} |"
+                    )
                     if nt > 1 and one:
                         base = one.get((dt, *shp))
-                        row += f" {p['gemmkit_gflops'] / base['gemmkit_gflops']:.2f}x |" if base else " - |"
+                        row += (
+                            f" {p['gemmkit_gflops'] / base['gemmkit_gflops']:.2f}x |"
+                            if base
+                            else " - |"
+                        )
                 lines.append(row)
             lines.append("")
         if run.get("small"):
-            lines.append(f"**{run['label']}**: time per call from Python, 8x8x8 (`matmul(a, b)`, µs)")
+            lines.append(
+                f"**{run['label']}**: time per call from Python, 8x8x8 (`matmul(a, b)`, µs)"
+            )
             lines.append("")
             lines.append("| threads | dtype | gemmkit µs | numpy µs | gemmkit / numpy |")
             lines.append("|---:|---|---:|---:|---:|")
             for s in run["small"]:
-                lines.append(f"| {s['threads']} | {s['dtype']} | {s['gemmkit_us']:.2f} | {s['numpy_us']:.2f} |"
-                             f" {s['gemmkit_us'] / s['numpy_us']:.2f} |")
+                lines.append(
+                    f"| {s['threads']} | {s['dtype']} | {s['gemmkit_us']:.2f} |"
+                    f" {s['numpy_us']:.2f} | {s['gemmkit_us'] / s['numpy_us']:.2f} |"
+                )
             lines.append("")
     return "\n".join(lines)
 
@@ -383,7 +445,11 @@ def plot(report: dict, path: Path) -> bool:
         labels: list[str] = []
         for run in runs:
             for p in run["points"]:
-                lab = f"{p['m']}x{p['n']}x{p['k']}" if p["m"] != p["n"] or p["n"] != p["k"] else str(p["m"])
+                lab = (
+                    f"{p['m']}x{p['n']}x{p['k']}"
+                    if p["m"] != p["n"] or p["n"] != p["k"]
+                    else str(p["m"])
+                )
                 if lab not in labels:
                     labels.append(lab)
         xs = {lab: i for i, lab in enumerate(labels)}
@@ -393,19 +459,44 @@ def plot(report: dict, path: Path) -> bool:
                 pts = [p for p in run["points"] if p["dtype"] == dt and p["threads"] == nt]
                 if not pts:
                     continue
-                x = [xs[f"{p['m']}x{p['n']}x{p['k']}" if p["m"] != p["n"] or p["n"] != p["k"] else str(p["m"])]
-                     for p in pts]
+                x = [
+                    xs[
+                        f"{p['m']}x{p['n']}x{p['k']}"
+                        if p["m"] != p["n"] or p["n"] != p["k"]
+                        else str(p["m"])
+                    ]
+                    for p in pts
+                ]
                 style = "-" if nt == 1 else "--"
-                ax.plot(x, [p["gemmkit_gflops"] for p in pts], "o" + style, label=f"gemmkit {run['label']} {nt}T")
+                ax.plot(
+                    x,
+                    [p["gemmkit_gflops"] for p in pts],
+                    "o" + style,
+                    label=f"gemmkit {run['label']} {nt}T",
+                )
                 np_label = f"numpy (OpenBLAS) {nt}T"
                 seen = {h.get_label() for h in ax.get_lines()}
-                ax.plot(x, [p["numpy_gflops"] for p in pts], "s" + style, color="gray", alpha=0.8,
-                        label=np_label if np_label not in seen else "_nolegend_")
+                ax.plot(
+                    x,
+                    [p["numpy_gflops"] for p in pts],
+                    "s" + style,
+                    color="gray",
+                    alpha=0.8,
+                    label=np_label if np_label not in seen else "_nolegend_",
+                )
         for nt in threads:
             pk = peak_for(report["peak"], nt, dt, None)
             if pk:
                 ax.axhline(pk, color="red", lw=0.8, ls=":" if nt > 1 else "-", alpha=0.6)
-                ax.text(len(labels) - 0.5, pk, f"FMA peak {nt}T", color="red", fontsize=7, ha="right", va="bottom")
+                ax.text(
+                    len(labels) - 0.5,
+                    pk,
+                    f"FMA peak {nt}T",
+                    color="red",
+                    fontsize=7,
+                    ha="right",
+                    va="bottom",
+                )
         ax.set_xticks(range(len(labels)), labels, rotation=30, ha="right", fontsize=8)
         ax.set_title(f"{dt} GEMM")
         ax.set_ylabel("GFLOP/s")
@@ -421,15 +512,31 @@ def plot(report: dict, path: Path) -> bool:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--quick", action="store_true", help="a few small shapes, short samples (~15 s)")
-    ap.add_argument("--isa", default="auto", help="comma list: auto (no pin) and/or GEMMKIT_REQUIRE_ISA values")
+    ap.add_argument(
+        "--quick", action="store_true", help="a few small shapes, short samples (~15 s)"
+    )
+    ap.add_argument(
+        "--isa", default="auto", help="comma list: auto (no pin) and/or GEMMKIT_REQUIRE_ISA values"
+    )
     ap.add_argument("--sizes", help="comma list of N or MxNxK (overrides the default set)")
     ap.add_argument("--threads", help="comma list of thread counts (default: 1 and all cores)")
-    ap.add_argument("--samples", type=int, default=7, help="alternating samples per library and point")
+    ap.add_argument(
+        "--samples", type=int, default=7, help="alternating samples per library and point"
+    )
     ap.add_argument("--sample-ms", type=float, default=30.0, help="minimum length of one sample")
-    ap.add_argument("--wait-quiet", type=float, default=None,
-                    help="seconds to wait, before each point, for other processes to go quiet "
-                         "(default 10; 0 with --quick)")
+    ap.add_argument(
+        "--wait-quiet",
+        type=float,
+        default=None,
+        help="seconds to wait, before each point, for other processes to go quiet "
+        "(default 10; 0 with --quick)",
+    )
+    ap.add_argument(
+        "--blas-coretype",
+        default="",
+        help="ISA=KERNEL,...: run numpy's OpenBLAS with OPENBLAS_CORETYPE=KERNEL in that ISA's "
+        "process, e.g. fma=Haswell compares the AVX2 kernels with OpenBLAS's AVX2 kernel",
+    )
     ap.add_argument("--out", default=str(HERE / "results"), help="folder for the JSON and PNG")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--child-out", help=argparse.SUPPRESS)
@@ -444,7 +551,9 @@ def main() -> int:
     import numpy as np
 
     if removed:
-        print(f"unset for this benchmark process: {', '.join(f'{k}={v}' for k, v in removed.items())}")
+        print(
+            f"unset for this benchmark process: {', '.join(f'{k}={v}' for k, v in removed.items())}"
+        )
     out_dir = Path(args.out)
     out_dir.mkdir(parents=True, exist_ok=True)
     stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
@@ -457,8 +566,12 @@ def main() -> int:
         peak = measure_peak(peak_threads, args.quick, Path(tmp))
         for nt in peak_threads:
             p = peak.get(str(nt), {})
-            print(f"  {nt} thread(s): " + ", ".join(f"{k} {v['max']:.1f}" for k, v in p.items()
-                                                    if isinstance(v, dict)) + " GFLOP/s (best run)")
+            print(
+                f"  {nt} thread(s): "
+                + ", ".join(f"{k} {v['max']:.1f}" for k, v in p.items() if isinstance(v, dict))
+                + " GFLOP/s (best run)"
+            )
+        coretype = dict(item.split("=", 1) for item in args.blas_coretype.split(",") if "=" in item)
         runs = []
         for isa in [s.strip() for s in args.isa.split(",") if s.strip()]:
             pinned = isa.lower() != "auto"
@@ -466,11 +579,29 @@ def main() -> int:
             env.pop("GEMMKIT_REQUIRE_ISA", None)
             if pinned:
                 env["GEMMKIT_REQUIRE_ISA"] = isa
+            if isa in coretype:
+                # A deliberate choice for this run only (the child keeps it:
+                # CLEAN_MARK in its environment stops it from re-executing).
+                env["OPENBLAS_CORETYPE"] = coretype[isa]
             child_out = Path(tmp) / f"child-{isa}.json"
-            cmd = [sys.executable, str(Path(__file__).resolve()), "--child", "--child-out", str(child_out),
-                   "--samples", str(args.samples), "--sample-ms", str(args.sample_ms),
-                   "--wait-quiet", str(args.wait_quiet)]
-            for flag, val in (("--sizes", args.sizes), ("--threads", args.threads), ("--pin", isa if pinned else None)):
+            cmd = [
+                sys.executable,
+                str(Path(__file__).resolve()),
+                "--child",
+                "--child-out",
+                str(child_out),
+                "--samples",
+                str(args.samples),
+                "--sample-ms",
+                str(args.sample_ms),
+                "--wait-quiet",
+                str(args.wait_quiet),
+            ]
+            for flag, val in (
+                ("--sizes", args.sizes),
+                ("--threads", args.threads),
+                ("--pin", isa if pinned else None),
+            ):
                 if val:
                     cmd += [flag, val]
             if args.quick:
@@ -487,7 +618,11 @@ def main() -> int:
 
     first = next((r for r in runs if "blas" in r), {})
     blas = first.get("blas") or [{}]
-    blas_txt = f"{blas[0].get('internal_api', '?')} {blas[0].get('version', '?')} ({blas[0].get('architecture', '?')} kernel)"
+    b0 = blas[0]
+    blas_txt = (
+        f"{b0.get('internal_api', '?')} {b0.get('version', '?')} "
+        f"({b0.get('architecture', '?')} kernel)"
+    )
     try:
         import gemmkit
 
@@ -496,9 +631,15 @@ def main() -> int:
         gk_version = "?"
     report = {
         "environment": {
-            "date": _dt.date.today().isoformat(), "cpu": cpu_model(), "cores": n_cores,
-            "python": platform.python_version(), "numpy": np.__version__, "gemmkit": gk_version,
-            "blas": blas_txt, "blas_env_removed": removed, "loadavg_end": os.getloadavg(),
+            "date": _dt.date.today().isoformat(),
+            "cpu": cpu_model(),
+            "cores": n_cores,
+            "python": platform.python_version(),
+            "numpy": np.__version__,
+            "gemmkit": gk_version,
+            "blas": blas_txt,
+            "blas_env_removed": removed,
+            "loadavg_end": os.getloadavg(),
             "args": vars(args),
         },
         "peak": peak,
@@ -511,7 +652,9 @@ def main() -> int:
     plotted = plot(report, png_path)
     print()
     print(markdown(report))
-    print(f"wrote {json_path}" + (f" and {png_path}" if plotted else " (no plot: matplotlib missing)"))
+    print(
+        f"wrote {json_path}" + (f" and {png_path}" if plotted else " (no plot: matplotlib missing)")
+    )
     wrong = sum(not p["correct"] for r in runs for p in r.get("points", []))
     if wrong:
         print(f"{wrong} point(s) gave results outside the rounding bound", file=sys.stderr)

@@ -31,7 +31,7 @@ QUICK_SIZES = "64,256"
 DTYPES = ("float32", "float64")
 # Seconds of measurement per (shape, dtype), both libraries together. The
 # default keeps the whole run near 25 s on a 2-core machine.
-BUDGET_S = 2.5
+BUDGET_S = 3.0
 QUICK_BUDGET_S = 0.15
 
 
@@ -76,7 +76,8 @@ def numpy_blas() -> str:
     for lib in threadpool_info():
         if lib.get("user_api") == "blas":
             arch = lib.get("architecture") or "?"
-            return f"{lib.get('internal_api')} {lib.get('version')} ({arch} kernel, {lib.get('num_threads')} threads)"
+            name = f"{lib.get('internal_api')} {lib.get('version')}"
+            return f"{name} ({arch} kernel, {lib.get('num_threads')} threads)"
     return "no BLAS found by threadpoolctl"
 
 
@@ -92,20 +93,32 @@ def print_dispatch(info: dict) -> None:
     rows = [("dtype", "isa", "kernel", "mr", "nr", "depth_multiple")]
     for key, d in info.items():
         if isinstance(d, dict) and "isa" in d:
-            rows.append((key, str(d["isa"]), str(d.get("kernel", "-")), str(d.get("mr", "-")),
-                         str(d.get("nr", "-")), str(d.get("depth_multiple", "-"))))
+            rows.append(
+                (
+                    key,
+                    str(d["isa"]),
+                    str(d.get("kernel", "-")),
+                    str(d.get("mr", "-")),
+                    str(d.get("nr", "-")),
+                    str(d.get("depth_multiple", "-")),
+                )
+            )
     print_table(rows)
 
 
 def print_table(rows: list[tuple[str, ...]], right_from: int = 99) -> None:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     for j, r in enumerate(rows):
-        cells = [c.rjust(w) if i >= right_from and j > 0 else c.ljust(w)
-                 for i, (c, w) in enumerate(zip(r, widths))]
+        cells = [
+            c.rjust(w) if i >= right_from and j > 0 else c.ljust(w)
+            for i, (c, w) in enumerate(zip(r, widths))
+        ]
         print("  ".join(cells).rstrip())
 
 
-def time_pair(fa: Callable[[], object], fb: Callable[[], object], budget: float) -> tuple[float, float]:
+def time_pair(
+    fa: Callable[[], object], fb: Callable[[], object], budget: float
+) -> tuple[float, float]:
     """Median seconds per call of fa and fb, measured alternately (A, B, B, A,
     ...) so that noise from other processes hits both alike."""
     est = []
@@ -136,7 +149,10 @@ def agrees(got: np.ndarray, a: np.ndarray, b: np.ndarray) -> bool:
     k = a.shape[-1]
     eps = np.finfo(got.dtype).eps
     ref = a.astype(np.float64) @ b.astype(np.float64)
-    bound = 2.0 * k * eps * (np.abs(a).astype(np.float64) @ np.abs(b).astype(np.float64)) + np.finfo(got.dtype).tiny
+    bound = (
+        2.0 * k * eps * (np.abs(a).astype(np.float64) @ np.abs(b).astype(np.float64))
+        + np.finfo(got.dtype).tiny
+    )
     return bool(np.all(np.abs(got.astype(np.float64) - ref) <= bound))
 
 
@@ -175,8 +191,14 @@ def benchmark(shapes: list[tuple[int, int, int]], budget: float, threads: int | 
         else:
             limiter = threadpool_limits(limits=threads, user_api="blas")
     print()
-    print(f"gemmkit.matmul vs numpy.matmul: gemmkit {gemmkit.get_num_threads()} threads; numpy: {numpy_blas()}")
-    print("(median of alternating samples; GFLOP/s = 2*m*n*k / time; 'check' compares with a float64 product)")
+    print(
+        f"gemmkit.matmul vs numpy.matmul: gemmkit {gemmkit.get_num_threads()} threads; "
+        f"numpy: {numpy_blas()}"
+    )
+    print(
+        "(median of alternating samples; GFLOP/s = 2*m*n*k / time; "
+        "'check' compares with a float64 product)"
+    )
     rng = np.random.default_rng(0)
     rows = [("m x n x k", "dtype", "gemmkit GFLOP/s", "numpy GFLOP/s", "ratio", "check")]
     bad = 0
@@ -188,13 +210,24 @@ def benchmark(shapes: list[tuple[int, int, int]], budget: float, threads: int | 
                 b = rng.standard_normal((k, n), dtype=np.dtype(dtype).type)
                 c_gk = np.empty((m, n), dtype=dtype)
                 c_np = np.empty((m, n), dtype=dtype)
-                t_gk, t_np = time_pair(lambda: gemmkit.matmul(a, b, out=c_gk),
-                                       lambda: np.matmul(a, b, out=c_np), budget)
+                t_gk, t_np = time_pair(
+                    lambda a=a, b=b, c=c_gk: gemmkit.matmul(a, b, out=c),
+                    lambda a=a, b=b, c=c_np: np.matmul(a, b, out=c),
+                    budget,
+                )
                 ok = agrees(c_gk, a, b)
                 bad += not ok
                 flop = 2.0 * m * n * k
-                rows.append((f"{m}x{n}x{k}", dtype, f"{flop / t_gk / 1e9:.1f}", f"{flop / t_np / 1e9:.1f}",
-                             f"{t_np / t_gk:.2f}x", "ok" if ok else "MISMATCH"))
+                rows.append(
+                    (
+                        f"{m}x{n}x{k}",
+                        dtype,
+                        f"{flop / t_gk / 1e9:.1f}",
+                        f"{flop / t_np / 1e9:.1f}",
+                        f"{t_np / t_gk:.2f}x",
+                        "ok" if ok else "MISMATCH",
+                    )
+                )
                 progress.step(f"{m}x{n}x{k} {dtype}")
     finally:
         progress.close()
@@ -209,9 +242,13 @@ def benchmark(shapes: list[tuple[int, int, int]], budget: float, threads: int | 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m gemmkit", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help=f"a few seconds: sizes {QUICK_SIZES}, short timing")
+    parser.add_argument(
+        "--quick", action="store_true", help=f"a few seconds: sizes {QUICK_SIZES}, short timing"
+    )
     parser.add_argument("--sizes", help=f"comma list of N or MxNxK (default {DEFAULT_SIZES})")
-    parser.add_argument("--threads", type=int, help="threads for gemmkit and numpy's BLAS (default: each its own)")
+    parser.add_argument(
+        "--threads", type=int, help="threads for gemmkit and numpy's BLAS (default: each its own)"
+    )
     parser.add_argument("--no-bench", action="store_true", help="print the dispatch table only")
     args = parser.parse_args(argv)
     try:
