@@ -9,6 +9,7 @@
 #            with numpy, pybind11, scikit-build-core, tqdm and threadpoolctl.
 # --all:     also clang/lld/libc++ for wasm32 and wasi-libc (the WebAssembly
 #            builds), chromium (browser tests), binutils (objdump checks),
+#            g++-aarch64-linux-gnu and qemu-user-static (NEON cross tests),
 #            the npm packages of package-lock.json (npm ci), every pin of
 #            requirements-test.txt and requirements-lite.txt (the JupyterLite
 #            site), and torch 2.13.0+cpu when a local wheel of
@@ -111,6 +112,9 @@ else
     log "LLVM $LLVM_N for the wasm32 builds"
     # shellcheck disable=SC2046
     apt_install $(llvm_set "$LLVM_N") wasi-libc chromium binutils
+    # The aarch64 cross compiler and user-mode qemu: the NEON kernels are
+    # built and their conformance and C ABI tests run on this x86 machine.
+    apt_install g++-aarch64-linux-gnu qemu-user-static
     if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
       apt_install nodejs npm
     fi
