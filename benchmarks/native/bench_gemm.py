@@ -165,8 +165,23 @@ def peak_for(peak: dict, threads: int, dtype: str, isa: str | None) -> float | N
 # child: the measurements, in a process whose pin is fixed
 
 
-def time_alternating(fa, fb, samples: int, sample_s: float) -> tuple[list[float], list[float]]:
-    """Seconds per call of fa and fb, one list of samples each."""
+# Pause before switching library in multi-thread runs (see time_alternating).
+SETTLE_S = 0.3
+
+
+def time_alternating(
+    fa, fb, samples: int, sample_s: float, settle_s: float = 0.0
+) -> tuple[list[float], list[float]]:
+    """Seconds per call of fa and fb, one list of samples each.
+
+    settle_s: pause before every switch of library.  OpenBLAS's idle workers
+    spin for a while after each call (measured here: a 2-thread gemmkit call
+    right after a 2-thread numpy call ran at 1 core's speed, 0.5 s later at
+    full speed), which would hand whichever library runs next a machine with
+    one core busy.  Multi-thread points therefore let the other library's
+    threads go idle first, so each is measured on the machine it would have
+    alone.
+    """
     t_est = []
     for f in (fa, fb):
         t0 = time.perf_counter()
@@ -181,6 +196,8 @@ def time_alternating(fa, fb, samples: int, sample_s: float) -> tuple[list[float]
     for i in range(samples):
         pair = ((fa, ta), (fb, tb)) if i % 2 == 0 else ((fb, tb), (fa, ta))
         for f, acc in pair:
+            if settle_s:
+                time.sleep(settle_s)
             t0 = time.perf_counter()
             for _ in range(inner):
                 f()
@@ -244,6 +261,7 @@ def child(args) -> int:
                         lambda a=a, b=b, c=c2: np.matmul(a, b, out=c),
                         samples,
                         sample_s,
+                        SETTLE_S if nt > 1 else 0.0,
                     )
                     busy = other_cpu(cpu0, cpu_seconds(), time.perf_counter() - w0)
                     flop = 2.0 * m * n * k
