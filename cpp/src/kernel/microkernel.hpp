@@ -46,41 +46,20 @@ struct FloatKernel {
     index_t row0, col0;      // position of the tile, for the bias
   };
 
+  // The depth loop.  b_at(p, j) is element (p, j) of the B micropanel: the
+  // only thing that differs between a packed panel and in-place columns.
+  template <class BAt>
   static GEMMKIT_INLINE void accumulate(index_t kc, const T* GEMMKIT_RESTRICT a,
-                                        index_t a_step,
-                                        const T* GEMMKIT_RESTRICT b,
+                                        index_t a_step, BAt b_at,
                                         Reg (&acc)[NR][MR_REG]) {
-GEMMKIT_UNROLL_DEPTH
+    GEMMKIT_UNROLL_DEPTH
     for (index_t p = 0; p < kc; ++p) {
       Reg av[MR_REG];
 #pragma GCC unroll 8
       for (int r = 0; r < MR_REG; ++r) av[r] = Ops::loadu(a + r * kLanes);
 #pragma GCC unroll 16
       for (int j = 0; j < NR; ++j) {
-        const Reg bj = Ops::splat(b[j]);
-#pragma GCC unroll 8
-        for (int r = 0; r < MR_REG; ++r) acc[j][r] = Ops::mul_add(av[r], bj, acc[j][r]);
-      }
-      a += a_step;
-      b += NR;
-    }
-  }
-
-  // The same loop with B read in place from NR columns that are each
-  // contiguous along the depth (the A^T operand of a row-major product):
-  // element (p, j) is col[j][p].  Skips the transposing pack of B.
-  static GEMMKIT_INLINE void accumulate_cols(index_t kc, const T* GEMMKIT_RESTRICT a,
-                                             index_t a_step,
-                                             const T* const (&col)[NR],
-                                             Reg (&acc)[NR][MR_REG]) {
-GEMMKIT_UNROLL_DEPTH
-    for (index_t p = 0; p < kc; ++p) {
-      Reg av[MR_REG];
-#pragma GCC unroll 8
-      for (int r = 0; r < MR_REG; ++r) av[r] = Ops::loadu(a + r * kLanes);
-#pragma GCC unroll 16
-      for (int j = 0; j < NR; ++j) {
-        const Reg bj = Ops::splat(col[j][p]);
+        const Reg bj = Ops::splat(b_at(p, j));
 #pragma GCC unroll 8
         for (int r = 0; r < MR_REG; ++r) acc[j][r] = Ops::mul_add(av[r], bj, acc[j][r]);
       }
@@ -173,7 +152,7 @@ GEMMKIT_UNROLL_DEPTH
     for (int j = 0; j < NR; ++j)
 #pragma GCC unroll 8
       for (int r = 0; r < MR_REG; ++r) acc[j][r] = Ops::zero();
-    accumulate(kc, a, a_step, b, acc);
+    accumulate(kc, a, a_step, [b](index_t p, int j) { return b[p * NR + j]; }, acc);
     store(acc, m_eff, n_eff, s);
   }
 
@@ -190,7 +169,8 @@ GEMMKIT_UNROLL_DEPTH
     for (int j = 0; j < NR; ++j)
 #pragma GCC unroll 8
       for (int r = 0; r < MR_REG; ++r) acc[j][r] = Ops::zero();
-    accumulate_cols(kc, a, a_step, col, acc);
+    // Element (p, j) is col[j][p]: NR streams, each contiguous along p.
+    accumulate(kc, a, a_step, [&col](index_t p, int j) { return col[j][p]; }, acc);
     store(acc, m_eff, n_eff, s);
   }
 };
