@@ -95,7 +95,29 @@ GEMMKIT_INLINE void pack_panel(index_t kc, index_t width, const T* src,
 template <class Token, class T, int MR>
 void pack_a(index_t mc, index_t kc, const T* a, index_t rs_a, index_t cs_a,
             T* dst) {
-  for (index_t i = 0; i < mc; i += MR) {
+  using Ops = simd::SimdOps<Token, T>;
+  constexpr int L = Ops::kLanes;
+  index_t i = 0;
+  if (rs_a == 1 && MR % L == 0) {
+    // Unit stride along the rows (e.g. B^T of a row-major product): walk
+    // the source one depth step at a time, reading each column segment
+    // front to back and dealing it out to the panels, so the reads stream
+    // through whole pages instead of hopping a column stride per panel.
+    const index_t full = mc / MR;
+    for (index_t p = 0; p < kc; ++p) {
+      const T* s = a + p * cs_a;
+      T* d = dst + p * MR;
+      for (index_t q = 0; q < full; ++q) {
+#pragma GCC unroll 8
+        for (int r = 0; r < MR; r += L) Ops::storeu(d + r, Ops::loadu(s + r));
+        s += MR;
+        d += MR * kc;
+      }
+    }
+    i = full * MR;
+    dst += full * MR * kc;
+  }
+  for (; i < mc; i += MR) {
     const index_t rows = mc - i < MR ? mc - i : MR;
     pack_panel<Token, T, MR>(kc, rows, a + i * rs_a, rs_a, cs_a, dst);
     dst += MR * kc;
