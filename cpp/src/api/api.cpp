@@ -90,17 +90,15 @@ bool addresses_uniquely(index_t rows, index_t cols, index_t rs, index_t cs) {
   if (rows == 0 || cols == 0 || (rows <= 1 && cols <= 1)) return true;
   if (rows <= 1) return cs != 0;
   if (cols <= 1) return rs != 0;
+  // Order the two strides: s1 the smaller one, d1 the extent it steps over.
   index_t s1 = rs < 0 ? -rs : rs, d1 = rows;
-  index_t s2 = cs < 0 ? -cs : cs, d2 = cols;
-  if (s1 > s2 || (s1 == s2 && d1 > d2)) {
-    index_t t = s1;
+  index_t s2 = cs < 0 ? -cs : cs;
+  if (s1 > s2 || (s1 == s2 && rows > cols)) {
+    const index_t t = s1;
     s1 = s2;
     s2 = t;
-    t = d1;
-    d1 = d2;
-    d2 = t;
+    d1 = cols;
   }
-  (void)d2;
   index_t reach;
   if (s1 == 0 || mul_overflows(s1, d1, &reach)) return false;
   return s2 >= reach;
