@@ -50,7 +50,7 @@ LITE_REQUIREMENTS = LITE / "pyodide-wheels.txt"
 WEB_DEMO = REPO / "web-demo"
 # Files of web-demo/ that the hosted demo needs; serve.py (a local server)
 # and anything else there stay behind.
-DEMO_FILES = ("index.html", "main.js", "bench-worker.js", "gemmkit.mjs",
+DEMO_FILES = ("index.html", "main.js", "bench-worker.js", "seeded-random.mjs", "gemmkit.mjs",
               "gemmkit-simd128.wasm", "gemmkit-scalar.wasm")
 PYODIDE_KERNEL = "@jupyterlite/pyodide-kernel-extension:kernel"
 

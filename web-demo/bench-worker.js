@@ -9,21 +9,11 @@
 // and each C against float64 arithmetic with Freivalds' test
 // (|C x - A (B x)| <= 2 (k+2) eps |A| (|B| |x|)), both O(n^2).
 import { loadGemmkit, simd128Supported } from "./gemmkit.mjs";
+import { rng } from "./seeded-random.mjs";
 
 const TOL_C = 2;
 const EPS = { float32: 2 ** -23, float64: 2 ** -52 };
 const CTOR = { float32: Float32Array, float64: Float64Array };
-
-function rng(seed) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function randomMatrix(Ctor, len, seed) {
   const next = rng(seed);

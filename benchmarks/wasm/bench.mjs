@@ -37,17 +37,9 @@ const WARM_MS = 150;
 
 const { loadGemmkit } = await import(
   pathToFileURL(path.join(REPO, "web-demo", "gemmkit.mjs")).href);
+const { rng } = await import(
+  pathToFileURL(path.join(REPO, "web-demo", "seeded-random.mjs")).href);
 
-function rng(seed) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const randomArray = (Ctor, len, seed) => {
   const next = rng(seed);
   return Ctor.from({ length: len }, () => 2 * next() - 1);

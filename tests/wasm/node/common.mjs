@@ -22,17 +22,10 @@ export async function importLoader() {
   return import(pathToFileURL(artifact(WEB_DIR, "gemmkit.mjs")).href);
 }
 
-/** mulberry32: small, seeded, good enough for test data. */
-export function rng(seed) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// The generator the demo and the benchmark use too (one module, same data).
+import { rng } from "../../../web-demo/seeded-random.mjs";
+
+export { rng };
 
 export function randomArray(Ctor, length, seed) {
   const next = rng(seed);
