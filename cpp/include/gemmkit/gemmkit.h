@@ -69,6 +69,68 @@ GEMMKIT_API int gemmkit_dgemm(size_t m, size_t n, size_t k, double alpha,
                               ptrdiff_t cs_ci, double* c_out, ptrdiff_t rs_co,
                               ptrdiff_t cs_co);
 
+/* Element types of the generic entries below. */
+typedef enum gemmkit_dtype {
+  GEMMKIT_F32 = 0,
+  GEMMKIT_F64 = 1,
+  GEMMKIT_F16 = 2,  /* IEEE binary16 */
+  GEMMKIT_BF16 = 3, /* bfloat16 */
+  GEMMKIT_I8 = 4,
+  GEMMKIT_I32 = 5,
+  GEMMKIT_U8 = 6
+} gemmkit_dtype;
+
+/* Any supported (input, output) pair: (F32, F32), (F64, F64), (F16, F16),
+ * (F16, F32), (BF16, BF16), (BF16, F32), (I8, I32).  alpha and beta are
+ * converted to the accumulator type (float, double or int32; for I8 they
+ * must be integers in int32 range). */
+GEMMKIT_API int gemmkit_gemm(gemmkit_dtype in, gemmkit_dtype out, size_t m,
+                             size_t n, size_t k, double alpha, const void* a,
+                             ptrdiff_t rs_a, ptrdiff_t cs_a, const void* b,
+                             ptrdiff_t rs_b, ptrdiff_t cs_b, double beta,
+                             const void* c_in, ptrdiff_t rs_ci,
+                             ptrdiff_t cs_ci, void* c_out, ptrdiff_t rs_co,
+                             ptrdiff_t cs_co);
+
+/* Requantized int8 product; out is GEMMKIT_I8 or GEMMKIT_U8.
+ * scale_kind: 0 per tensor (scale[0]), 1 per row (m values), 2 per column
+ * (n values), at scale_stride.  bias_kind: 0 none, 1 per row, 2 per column
+ * (int32 values at bias_stride). */
+GEMMKIT_API int gemmkit_gemm_requant(
+    gemmkit_dtype out, size_t m, size_t n, size_t k, const signed char* a,
+    ptrdiff_t rs_a, ptrdiff_t cs_a, const signed char* b, ptrdiff_t rs_b,
+    ptrdiff_t cs_b, int scale_kind, const float* scale, ptrdiff_t scale_stride,
+    int zero_point, int bias_kind, const int* bias, ptrdiff_t bias_stride,
+    void* c_out, ptrdiff_t rs_co, ptrdiff_t cs_co);
+
+/* A prepacked right-hand side (immutable; shareable between threads). */
+typedef struct gemmkit_packed_rhs gemmkit_packed_rhs;
+
+GEMMKIT_API int gemmkit_prepack_rhs(gemmkit_dtype in, size_t k, size_t n,
+                                    const void* b, ptrdiff_t rs_b,
+                                    ptrdiff_t cs_b, gemmkit_packed_rhs** out);
+GEMMKIT_API void gemmkit_packed_rhs_free(gemmkit_packed_rhs* packed);
+/* JSON: "dtype", "k", "n", "isa", "kernel", "bytes".  Owned by the packed
+ * operand; valid until it is freed. */
+GEMMKIT_API const char* gemmkit_packed_rhs_describe(
+    const gemmkit_packed_rhs* packed);
+
+/* gemmkit_gemm / gemmkit_gemm_requant with B prepacked (k and n are the
+ * packed operand's; A must be m x k). */
+GEMMKIT_API int gemmkit_gemm_packed(gemmkit_dtype out, size_t m, double alpha,
+                                    const void* a, ptrdiff_t rs_a,
+                                    ptrdiff_t cs_a,
+                                    const gemmkit_packed_rhs* b, double beta,
+                                    const void* c_in, ptrdiff_t rs_ci,
+                                    ptrdiff_t cs_ci, void* c_out,
+                                    ptrdiff_t rs_co, ptrdiff_t cs_co);
+GEMMKIT_API int gemmkit_gemm_requant_packed(
+    gemmkit_dtype out, size_t m, const signed char* a, ptrdiff_t rs_a,
+    ptrdiff_t cs_a, const gemmkit_packed_rhs* b, int scale_kind,
+    const float* scale, ptrdiff_t scale_stride, int zero_point, int bias_kind,
+    const int* bias, ptrdiff_t bias_stride, void* c_out, ptrdiff_t rs_co,
+    ptrdiff_t cs_co);
+
 /* Dispatch decision as a JSON object keyed by dtype name ("float32", ...),
  * each with "isa", "kernel", "mr", "nr", "depth_multiple"; plus "threads",
  * "cpu_features" and "compiled_isas".  Returns NULL (and sets the last error,

@@ -10,8 +10,10 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "gemmkit/gemmkit.h"
+#include "gemmkit/types.hpp"
 
 namespace gemmkit {
 
@@ -45,23 +47,75 @@ struct FusedEpilogue {
   T lo, hi;
 };
 
+// The element-type families (accumulator in parentheses):
+//   L = float (float) or double (double):           O = L
+//   L = float16 or bfloat16 (float):                O = L, or float (the
+//       f32-output twin); one rounding, at the store
+//   L = int8_t (int32_t, wrapping; alpha and beta are int32_t): O = int32_t
 // c_in may be null (beta is then ignored) or the very same view as c_out.
-// epilogue may be null.
-template <class T>
-int gemm(T alpha, const MatrixRef<T>& a, const MatrixRef<T>& b, T beta,
-         const MatrixRef<T>* c_in, const MatrixMut<T>& c_out,
-         const FusedEpilogue<T>* epilogue = nullptr);
+// epilogue may be null; for float16/bfloat16 it runs in float before the
+// one narrowing step.
+template <class L, class O>
+int gemm(acc_t<L> alpha, const MatrixRef<L>& a, const MatrixRef<L>& b,
+         acc_t<L> beta, const MatrixRef<O>* c_in, const MatrixMut<O>& c_out,
+         const FusedEpilogue<acc_t<L>>* epilogue = nullptr);
 
-extern template int gemm<float>(float, const MatrixRef<float>&,
-                                const MatrixRef<float>&, float,
-                                const MatrixRef<float>*,
-                                const MatrixMut<float>&,
-                                const FusedEpilogue<float>*);
-extern template int gemm<double>(double, const MatrixRef<double>&,
-                                 const MatrixRef<double>&, double,
-                                 const MatrixRef<double>*,
-                                 const MatrixMut<double>&,
-                                 const FusedEpilogue<double>*);
+// A right-hand side packed once, in the layout of the kernel dispatch
+// selected for its type, for any number of later products (from any thread:
+// it is immutable).  Made by prepack_rhs, released by free_packed_rhs.
+struct PackedRhs;
+
+template <class L>
+int prepack_rhs(const MatrixRef<L>& b, PackedRhs** out);
+void free_packed_rhs(PackedRhs* packed);
+
+struct PackedRhsInfo {
+  const char* dtype;   // "float32", "float64", "float16", "bfloat16", "int8"
+  index_t k, n;        // shape of the B it was made from
+  const char* isa;     // the ISA whose kernel layout it holds
+  const char* kernel;  // e.g. "int8_gemm_32x12__avx512vnni"
+  std::size_t bytes;   // memory held
+};
+PackedRhsInfo packed_rhs_info(const PackedRhs& packed);
+// The same as a JSON object ("dtype", "k", "n", "isa", "kernel",
+// "bytes"), owned by the packed operand.
+const char* packed_rhs_json(const PackedRhs& packed);
+
+// gemm with B prepacked: equal to gemm(a, b) bit for bit, except on the
+// shapes plain gemm routes to a special path (m == 1: matrix-vector).
+// Refused (GEMMKIT_ERROR_DTYPE / _SHAPE / _ISA) when the packed operand was
+// made for another type, another depth, or under another dispatch choice.
+template <class L, class O>
+int gemm_packed(acc_t<L> alpha, const MatrixRef<L>& a, const PackedRhs& b,
+                acc_t<L> beta, const MatrixRef<O>* c_in,
+                const MatrixMut<O>& c_out,
+                const FusedEpilogue<acc_t<L>>* epilogue = nullptr);
+
+// Requantized int8 product, O = int8_t ([-128, 127]) or uint8_t ([0, 255]):
+//   C[i, j] = clamp(zero_point + round_half_even(scale * (acc + bias)), lo, hi)
+// with acc = sum_p A[i, p] * B[p, j] in wrapping int32 and acc + bias also
+// wrapping.  scale: one value (kPerTensor), m values (kPerRow) or n values
+// (kPerCol), each finite and > 0; bias: none, m or n int32 values;
+// zero_point inside the output range.
+enum class Scale : int { kPerTensor = 0, kPerRow = 1, kPerCol = 2 };
+
+struct Requantize {
+  Scale scale_kind;
+  const float* scale;
+  index_t scale_len, scale_stride;
+  std::int32_t zero_point;
+  Bias bias_kind;
+  const std::int32_t* bias;
+  index_t bias_len, bias_stride;
+};
+
+template <class O>
+int gemm_requant(const MatrixRef<std::int8_t>& a,
+                 const MatrixRef<std::int8_t>& b, const Requantize& rq,
+                 const MatrixMut<O>& c_out);
+template <class O>
+int gemm_requant_packed(const MatrixRef<std::int8_t>& a, const PackedRhs& b,
+                        const Requantize& rq, const MatrixMut<O>& c_out);
 
 // Message of the last failed call on this thread ("" after success).
 const char* last_error();

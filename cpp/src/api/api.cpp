@@ -10,11 +10,15 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <cstdlib>
+#include <type_traits>
 
 #include "api/error.hpp"
-#include "dispatch/select_float.hpp"
+#include "dispatch/select.hpp"
 #include "gemmkit/gemmkit.hpp"
 #include "gemmkit/version.h"
+#include "scalar/half.hpp"
+#include "scalar/requant.hpp"
 #include "tuning/tuning.hpp"
 
 namespace gemmkit {
@@ -104,46 +108,83 @@ bool addresses_uniquely(index_t rows, index_t cols, index_t rs, index_t cs) {
   return s2 >= reach;
 }
 
-template <class T>
-const dispatch::Selection<T>& selection();
-template <>
-const dispatch::Selection<float>& selection<float>() {
-  return dispatch::select_f32();
-}
-template <>
-const dispatch::Selection<double>& selection<double>() {
-  return dispatch::select_f64();
+// The run entry of a descriptor for output type O.
+template <class L, class O>
+dispatch::GemmFn<L, O> entry(const dispatch::Descriptor<L>& d, bool requant) {
+  if constexpr (std::is_same_v<L, std::int8_t>) {
+    if constexpr (std::is_same_v<O, std::int32_t>) return d.run_i32;
+    else if constexpr (std::is_same_v<O, std::int8_t>) return requant ? d.run_requant_i8 : nullptr;
+    else return d.run_requant_u8;
+  } else if constexpr (std::is_same_v<O, L>) {
+    return d.run;
+  } else {
+    return d.run_f32;
+  }
 }
 
-// C <- act(beta * C_in + bias) for k == 0 or alpha == 0: A and B unread.
-template <class T>
-void scale_only(const GemmTask<T>& t) {
+template <class L>
+constexpr const char* dtype_word() {
+  if constexpr (std::is_same_v<L, float>) return "float32";
+  else if constexpr (std::is_same_v<L, double>) return "float64";
+  else if constexpr (std::is_same_v<L, float16>) return "float16";
+  else if constexpr (std::is_same_v<L, bfloat16>) return "bfloat16";
+  else if constexpr (std::is_same_v<L, std::int8_t>) return "int8";
+  else if constexpr (std::is_same_v<L, std::int32_t>) return "int32";
+  else return "uint8";
+}
+
+// out <- act(beta * c_in + bias) (or the requant map of bias alone) for
+// k == 0 or alpha == 0: A and B are never read.
+template <class L, class A, class O>
+void scale_only(const GemmTask<L, A, O>& t) {
   for (index_t j = 0; j < t.n; ++j) {
     for (index_t i = 0; i < t.m; ++i) {
-      T v = t.beta == T(0) ? T(0) : t.beta * t.c_in[i * t.rs_ci + j * t.cs_ci];
-      const Epilogue<T>& e = t.epi;
-      if (e.bias_kind == BiasKind::kPerRow) v += e.bias[i * e.bias_stride];
-      if (e.bias_kind == BiasKind::kPerCol) v += e.bias[j * e.bias_stride];
-      if (e.act == Activation::kRelu) v = v > T(0) ? v : T(0);
-      if (e.act == Activation::kClip) {
-        v = v > e.lo ? v : e.lo;
-        v = v < e.hi ? v : e.hi;
+      O* dst = t.c_out + i * t.rs_co + j * t.cs_co;
+      if constexpr (std::is_same_v<A, std::int32_t> && sizeof(O) == 1) {
+        const Requant& q = t.rq;
+        std::int32_t v = 0;
+        if (q.bias_kind == BiasKind::kPerRow) v = q.bias[i * q.bias_stride];
+        if (q.bias_kind == BiasKind::kPerCol) v = q.bias[j * q.bias_stride];
+        const index_t si = q.scale_kind == ScaleKind::kPerTensor ? 0
+                           : q.scale_kind == ScaleKind::kPerRow ? i * q.scale_stride
+                                                                : j * q.scale_stride;
+        *dst = O(scalar::requantize(v, q.scale[si], q.zero_point, q.lo, q.hi));
+      } else if constexpr (std::is_same_v<A, std::int32_t>) {
+        // Wrapping int32 arithmetic, done in uint32 to stay defined.
+        const std::uint32_t c =
+            t.beta == 0 ? 0u : std::uint32_t(t.c_in[i * t.rs_ci + j * t.cs_ci]);
+        *dst = O(std::int32_t(std::uint32_t(t.beta) * c));
+      } else {
+        A v = t.beta == A(0) ? A(0)
+                             : t.beta * scalar::widen<A>(t.c_in[i * t.rs_ci + j * t.cs_ci]);
+        const Epilogue<A>& e = t.epi;
+        if (e.bias_kind == BiasKind::kPerRow) v += e.bias[i * e.bias_stride];
+        if (e.bias_kind == BiasKind::kPerCol) v += e.bias[j * e.bias_stride];
+        if (e.act == Activation::kRelu) v = v > A(0) ? v : A(0);
+        if (e.act == Activation::kClip) {
+          v = v > e.lo ? v : e.lo;
+          v = v < e.hi ? v : e.hi;
+        }
+        *dst = scalar::narrow<O>(v);
       }
-      t.c_out[i * t.rs_co + j * t.cs_co] = v;
     }
   }
 }
 
-}  // namespace
+template <class A>
+bool is_nan(A v) {
+  if constexpr (std::is_floating_point_v<A>) return std::isnan(v);
+  else return false;
+}
 
-template <class T>
-int gemm(T alpha, const MatrixRef<T>& a, const MatrixRef<T>& b, T beta,
-         const MatrixRef<T>* c_in, const MatrixMut<T>& c_out,
-         const FusedEpilogue<T>* epilogue) {
-  api::clear_error();
-  const dispatch::Selection<T>& sel = selection<T>();
-  if (sel.status != GEMMKIT_OK) return api::fail(sel.status, "%s", sel.error);
-
+// The checks every entry shares, then the task.  b_data == nullptr means a
+// prepacked B (its memory is gemmkit's own: no span or overlap checks).
+template <class L, class O>
+int prepare(acc_t<L> alpha, const MatrixRef<L>& a, const MatrixRef<L>& b,
+            acc_t<L> beta, const MatrixRef<O>* c_in, const MatrixMut<O>& c_out,
+            const FusedEpilogue<acc_t<L>>* epilogue, GemmTask<L, acc_t<L>, O>* out,
+            bool* reads_ab) {
+  using A = acc_t<L>;
   const index_t m = a.rows, k = a.cols, n = b.cols;
   if (m < 0 || k < 0 || n < 0 || b.rows < 0 || c_out.rows < 0 || c_out.cols < 0)
     return api::fail(GEMMKIT_ERROR_SHAPE, "gemmkit: negative dimension");
@@ -157,17 +198,17 @@ int gemm(T alpha, const MatrixRef<T>& a, const MatrixRef<T>& b, T beta,
                      "gemmkit: shape mismatch: out is %tdx%td but a @ b is "
                      "%tdx%td",
                      c_out.rows, c_out.cols, m, n);
-  const bool read_c = c_in != nullptr && beta != T(0);
+  const bool read_c = c_in != nullptr && beta != A(0);
   if (c_in && (c_in->rows != m || c_in->cols != n))
     return api::fail(GEMMKIT_ERROR_SHAPE,
                      "gemmkit: shape mismatch: c is %tdx%td but a @ b is "
                      "%tdx%td",
                      c_in->rows, c_in->cols, m, n);
 
-  Span sa, sb, sc, sci{0, 0, true};
+  Span sa, sb{0, 0, true}, sc, sci{0, 0, true};
   int st;
   if ((st = span_of("a", a.data, m, k, a.rs, a.cs, &sa)) ||
-      (st = span_of("b", b.data, k, n, b.rs, b.cs, &sb)) ||
+      (b.data && (st = span_of("b", b.data, k, n, b.rs, b.cs, &sb))) ||
       (st = span_of("out", c_out.data, m, n, c_out.rs, c_out.cs, &sc)))
     return st;
   if (c_in && (st = span_of("c", c_in->data, m, n, c_in->rs, c_in->cs, &sci)))
@@ -177,12 +218,12 @@ int gemm(T alpha, const MatrixRef<T>& a, const MatrixRef<T>& b, T beta,
                      "gemmkit: out view of %tdx%td (strides %td, %td) aliases "
                      "itself; out must address each element uniquely",
                      m, n, c_out.rs, c_out.cs);
-  const bool reads_ab = k > 0 && alpha != T(0);
-  if (reads_ab && overlaps(sc, sa))
+  *reads_ab = k > 0 && alpha != A(0);
+  if (*reads_ab && overlaps(sc, sa))
     return api::fail(GEMMKIT_ERROR_OVERLAP,
                      "gemmkit: out overlaps a; the output must not share "
                      "memory with an input (gemmkit makes no hidden copies)");
-  if (reads_ab && overlaps(sc, sb))
+  if (*reads_ab && overlaps(sc, sb))
     return api::fail(GEMMKIT_ERROR_OVERLAP,
                      "gemmkit: out overlaps b; the output must not share "
                      "memory with an input (gemmkit makes no hidden copies)");
@@ -194,12 +235,12 @@ int gemm(T alpha, const MatrixRef<T>& a, const MatrixRef<T>& b, T beta,
                      "gemmkit: out overlaps c without being the same view "
                      "(an in-place update needs out to be c itself)");
 
-  GemmTask<T> t{};
+  GemmTask<L, A, O> t{};
   t.m = m;
   t.n = n;
   t.k = k;
   t.alpha = alpha;
-  t.beta = read_c ? beta : T(0);
+  t.beta = read_c ? beta : A(0);
   t.a = a.data;
   t.rs_a = a.rs;
   t.cs_a = a.cs;
@@ -214,7 +255,7 @@ int gemm(T alpha, const MatrixRef<T>& a, const MatrixRef<T>& b, T beta,
   t.cs_co = c_out.cs;
   t.max_threads = tuning::max_threads();
   if (epilogue) {
-    const FusedEpilogue<T>& e = *epilogue;
+    const FusedEpilogue<A>& e = *epilogue;
     if (e.bias_kind != Bias::kNone) {
       const index_t want = e.bias_kind == Bias::kPerRow ? m : n;
       if (!e.bias || e.bias_len != want)
@@ -234,7 +275,7 @@ int gemm(T alpha, const MatrixRef<T>& a, const MatrixRef<T>& b, T beta,
                                                      : BiasKind::kPerCol;
     }
     if (e.act == Act::kClip) {
-      if (std::isnan(e.lo) || std::isnan(e.hi) || e.lo > e.hi)
+      if (is_nan(e.lo) || is_nan(e.hi) || e.lo > e.hi)
         return api::fail(GEMMKIT_ERROR_VALUE,
                          "gemmkit: clip bounds must satisfy lo <= hi (got %g, "
                          "%g)",
@@ -246,25 +287,300 @@ int gemm(T alpha, const MatrixRef<T>& a, const MatrixRef<T>& b, T beta,
       t.epi.act = Activation::kRelu;
     }
   }
+  *out = t;
+  return GEMMKIT_OK;
+}
 
-  if (m == 0 || n == 0) return GEMMKIT_OK;
+// Checks the requantization parameters against an m x n output and puts
+// them into t.rq (user frame).
+template <class O>
+int prepare_requant(const Requantize& rq, index_t m, index_t n, const MatrixMut<O>& c_out,
+                    Requant* q) {
+  constexpr bool kU8 = std::is_same_v<O, std::uint8_t>;
+  const std::int32_t lo = kU8 ? 0 : -128, hi = kU8 ? 255 : 127;
+  const index_t want = rq.scale_kind == Scale::kPerTensor ? 1
+                       : rq.scale_kind == Scale::kPerRow  ? m
+                                                          : n;
+  const char* what = rq.scale_kind == Scale::kPerTensor ? "value (per tensor)"
+                     : rq.scale_kind == Scale::kPerRow  ? "rows"
+                                                        : "columns";
+  if (!rq.scale || rq.scale_len != want)
+    return api::fail(GEMMKIT_ERROR_SHAPE,
+                     "gemmkit: requantize scale has %td values but needs %td "
+                     "(one per %s)",
+                     rq.scale_len, want, what);
+  for (index_t i = 0; i < want; ++i) {
+    const float s = rq.scale[i * rq.scale_stride];
+    if (!(std::isfinite(s) && s > 0.0f))
+      return api::fail(GEMMKIT_ERROR_VALUE,
+                       "gemmkit: requantize scale must be finite and > 0 (got "
+                       "%g at index %td)",
+                       double(s), i);
+  }
+  if (rq.zero_point < lo || rq.zero_point > hi)
+    return api::fail(GEMMKIT_ERROR_VALUE,
+                     "gemmkit: zero_point %d is out of the %s range [%d, %d]",
+                     int(rq.zero_point), kU8 ? "uint8" : "int8", int(lo), int(hi));
+  Span sc, ss;
+  int st;
+  if ((st = span_of("out", c_out.data, m, n, c_out.rs, c_out.cs, &sc))) return st;
+  if ((st = span_of("scale", rq.scale, want, 1, rq.scale_stride, 1, &ss))) return st;
+  if (overlaps(sc, ss))
+    return api::fail(GEMMKIT_ERROR_OVERLAP, "gemmkit: out overlaps the requantize scales");
+  Requant r{};
+  r.scale = rq.scale;
+  r.scale_stride = rq.scale_stride;
+  r.scale_kind = rq.scale_kind == Scale::kPerTensor ? ScaleKind::kPerTensor
+                 : rq.scale_kind == Scale::kPerRow  ? ScaleKind::kPerRow
+                                                    : ScaleKind::kPerCol;
+  r.bias_kind = BiasKind::kNone;
+  if (rq.bias_kind != Bias::kNone) {
+    const index_t bwant = rq.bias_kind == Bias::kPerRow ? m : n;
+    if (!rq.bias || rq.bias_len != bwant)
+      return api::fail(GEMMKIT_ERROR_SHAPE,
+                       "gemmkit: requantize bias has %td values but the output "
+                       "has %td %s",
+                       rq.bias_len, bwant, rq.bias_kind == Bias::kPerRow ? "rows" : "columns");
+    Span sb;
+    if ((st = span_of("bias", rq.bias, bwant, 1, rq.bias_stride, 1, &sb))) return st;
+    if (overlaps(sc, sb))
+      return api::fail(GEMMKIT_ERROR_OVERLAP, "gemmkit: out overlaps the requantize bias");
+    r.bias = rq.bias;
+    r.bias_stride = rq.bias_stride;
+    r.bias_kind = rq.bias_kind == Bias::kPerRow ? BiasKind::kPerRow : BiasKind::kPerCol;
+  }
+  r.zero_point = rq.zero_point;
+  r.lo = lo;
+  r.hi = hi;
+  *q = r;
+  return GEMMKIT_OK;
+}
+
+template <class L>
+int selected(const dispatch::Selection<L>** out) {
+  const dispatch::Selection<L>& sel = dispatch::select<L>();
+  if (sel.status != GEMMKIT_OK) return api::fail(sel.status, "%s", sel.error);
+  *out = &sel;
+  return GEMMKIT_OK;
+}
+
+template <class L, class A, class O>
+int execute(const dispatch::Selection<L>& sel, const GemmTask<L, A, O>& t, bool reads_ab,
+            bool requant) {
+  if (t.m == 0 || t.n == 0) return GEMMKIT_OK;
   if (!reads_ab) {
     scale_only(t);
     return GEMMKIT_OK;
   }
-  st = sel.desc.run(t);
+  const dispatch::GemmFn<L, O> fn = entry<L, O>(sel.desc, requant);
+  if (!fn)
+    return api::fail(GEMMKIT_ERROR_DTYPE, "gemmkit: %s input has no %s output",
+                     dtype_word<L>(), dtype_word<O>());
+  const int st = fn(t);
   if (st == GEMMKIT_ERROR_ALLOC)
     return api::fail(st, "gemmkit: could not allocate the packing workspace");
   return st;
 }
 
-template int gemm<float>(float, const MatrixRef<float>&, const MatrixRef<float>&,
-                         float, const MatrixRef<float>*, const MatrixMut<float>&,
-                         const FusedEpilogue<float>*);
-template int gemm<double>(double, const MatrixRef<double>&,
-                          const MatrixRef<double>&, double,
-                          const MatrixRef<double>*, const MatrixMut<double>&,
-                          const FusedEpilogue<double>*);
+}  // namespace
+
+// The prepacked operand: B packed as the kernel-frame A of C^T = B^T A^T by
+// the descriptor that was selected for its type, plus what a later call
+// needs to prove it was made for it.
+struct PackedRhs {
+  const char* dtype;
+  index_t k, n, kc;
+  const char* isa;
+  int mr, nr, depth_multiple;
+  char kernel[64];
+  void* data;
+  std::size_t bytes;
+  char json[256];
+};
+
+template <class L, class O>
+int gemm(acc_t<L> alpha, const MatrixRef<L>& a, const MatrixRef<L>& b, acc_t<L> beta,
+         const MatrixRef<O>* c_in, const MatrixMut<O>& c_out,
+         const FusedEpilogue<acc_t<L>>* epilogue) {
+  api::clear_error();
+  const dispatch::Selection<L>* sel;
+  int st;
+  if ((st = selected(&sel))) return st;
+  GemmTask<L, acc_t<L>, O> t;
+  bool reads_ab;
+  if ((st = prepare<L, O>(alpha, a, b, beta, c_in, c_out, epilogue, &t, &reads_ab)))
+    return st;
+  return execute(*sel, t, reads_ab, false);
+}
+
+// Checks that `packed` was made for L, for this dispatch choice, and for a
+// product with depth k.
+template <class L>
+int check_packed(const dispatch::Selection<L>& sel, const PackedRhs& p, index_t k) {
+  if (std::strcmp(p.dtype, dtype_word<L>()) != 0)
+    return api::fail(GEMMKIT_ERROR_DTYPE,
+                     "gemmkit: the packed operand holds %s but a is %s",
+                     p.dtype, dtype_word<L>());
+  if (std::strcmp(p.isa, sel.desc.isa) != 0 || p.mr != sel.desc.mr ||
+      p.depth_multiple != sel.desc.depth_multiple)
+    return api::fail(GEMMKIT_ERROR_ISA,
+                     "gemmkit: the packed operand was laid out for %s, but "
+                     "this process runs %s",
+                     p.kernel, sel.kernel);
+  if (p.k != k)
+    return api::fail(GEMMKIT_ERROR_SHAPE,
+                     "gemmkit: shape mismatch: a has %td columns but the packed "
+                     "b has %td rows",
+                     k, p.k);
+  return GEMMKIT_OK;
+}
+
+// The kernel-frame task of a packed product: C^T (n x m) = (B^T) (A^T).
+template <class L, class A, class O>
+GemmTask<L, A, O> packed_task(const GemmTask<L, A, O>& user, const PackedRhs& p) {
+  GemmTask<L, A, O> t = transposed(user);
+  t.a = nullptr;
+  t.packed_a = p.data;
+  t.packed_kc = p.kc;
+  return t;
+}
+
+template <class L, class O>
+int gemm_packed(acc_t<L> alpha, const MatrixRef<L>& a, const PackedRhs& b, acc_t<L> beta,
+                const MatrixRef<O>* c_in, const MatrixMut<O>& c_out,
+                const FusedEpilogue<acc_t<L>>* epilogue) {
+  api::clear_error();
+  const dispatch::Selection<L>* sel;
+  int st;
+  if ((st = selected(&sel))) return st;
+  if ((st = check_packed(*sel, b, a.cols))) return st;
+  const MatrixRef<L> vb{nullptr, b.k, b.n, 0, 0};
+  GemmTask<L, acc_t<L>, O> t;
+  bool reads_ab;
+  if ((st = prepare<L, O>(alpha, a, vb, beta, c_in, c_out, epilogue, &t, &reads_ab)))
+    return st;
+  return execute(*sel, reads_ab ? packed_task(t, b) : t, reads_ab, false);
+}
+
+template <class O>
+int gemm_requant(const MatrixRef<std::int8_t>& a, const MatrixRef<std::int8_t>& b,
+                 const Requantize& rq, const MatrixMut<O>& c_out) {
+  api::clear_error();
+  const dispatch::Selection<std::int8_t>* sel;
+  int st;
+  if ((st = selected(&sel))) return st;
+  GemmTask<std::int8_t, std::int32_t, O> t;
+  bool reads_ab;
+  if ((st = prepare<std::int8_t, O>(1, a, b, 0, nullptr, c_out, nullptr, &t, &reads_ab)))
+    return st;
+  if ((st = prepare_requant(rq, t.m, t.n, c_out, &t.rq))) return st;
+  return execute(*sel, t, reads_ab, true);
+}
+
+template <class O>
+int gemm_requant_packed(const MatrixRef<std::int8_t>& a, const PackedRhs& b,
+                        const Requantize& rq, const MatrixMut<O>& c_out) {
+  api::clear_error();
+  const dispatch::Selection<std::int8_t>* sel;
+  int st;
+  if ((st = selected(&sel))) return st;
+  if ((st = check_packed(*sel, b, a.cols))) return st;
+  const MatrixRef<std::int8_t> vb{nullptr, b.k, b.n, 0, 0};
+  GemmTask<std::int8_t, std::int32_t, O> t;
+  bool reads_ab;
+  if ((st = prepare<std::int8_t, O>(1, a, vb, 0, nullptr, c_out, nullptr, &t, &reads_ab)))
+    return st;
+  if ((st = prepare_requant(rq, t.m, t.n, c_out, &t.rq))) return st;
+  return execute(*sel, reads_ab ? packed_task(t, b) : t, reads_ab, true);
+}
+
+template <class L>
+int prepack_rhs(const MatrixRef<L>& b, PackedRhs** out) {
+  api::clear_error();
+  if (!out) return api::fail(GEMMKIT_ERROR_VALUE, "gemmkit: prepack_rhs needs an output handle");
+  *out = nullptr;
+  const dispatch::Selection<L>* sel;
+  int st;
+  if ((st = selected(&sel))) return st;
+  if (b.rows < 0 || b.cols < 0)
+    return api::fail(GEMMKIT_ERROR_SHAPE, "gemmkit: negative dimension");
+  Span sb;
+  if ((st = span_of("b", b.data, b.rows, b.cols, b.rs, b.cs, &sb))) return st;
+  const dispatch::Descriptor<L>& d = sel->desc;
+  const index_t bytes = d.packed_bytes(b.rows, b.cols);
+  auto* p = static_cast<PackedRhs*>(std::calloc(1, sizeof(PackedRhs)));
+  void* data = nullptr;
+  if (!p || (bytes > 0 && posix_memalign(&data, 64, std::size_t(bytes)) != 0)) {
+    std::free(p);
+    return api::fail(GEMMKIT_ERROR_ALLOC,
+                     "gemmkit: could not allocate %td bytes for the packed operand", bytes);
+  }
+  p->dtype = dtype_word<L>();
+  p->k = b.rows;
+  p->n = b.cols;
+  p->kc = d.packed_kc(b.rows);
+  p->isa = d.isa;
+  p->mr = d.mr;
+  p->nr = d.nr;
+  p->depth_multiple = d.depth_multiple;
+  std::snprintf(p->kernel, sizeof p->kernel, "%s", sel->kernel);
+  p->data = data;
+  p->bytes = std::size_t(bytes);
+  if (b.rows > 0 && b.cols > 0) d.prepack(b.rows, b.cols, b.data, b.rs, b.cs, data);
+  std::snprintf(p->json, sizeof p->json,
+                "{\"dtype\":\"%s\",\"k\":%td,\"n\":%td,\"isa\":\"%s\","
+                "\"kernel\":\"%s\",\"bytes\":%zu}",
+                p->dtype, p->k, p->n, p->isa, p->kernel, p->bytes);
+  *out = p;
+  return GEMMKIT_OK;
+}
+
+void free_packed_rhs(PackedRhs* packed) {
+  if (!packed) return;
+  std::free(packed->data);
+  std::free(packed);
+}
+
+PackedRhsInfo packed_rhs_info(const PackedRhs& p) {
+  return PackedRhsInfo{p.dtype, p.k, p.n, p.isa, p.kernel, p.bytes};
+}
+
+const char* packed_rhs_json(const PackedRhs& p) { return p.json; }
+
+#define GEMMKIT_INSTANTIATE_GEMM(L, O)                                              \
+  template int gemm<L, O>(acc_t<L>, const MatrixRef<L>&, const MatrixRef<L>&,       \
+                          acc_t<L>, const MatrixRef<O>*, const MatrixMut<O>&,        \
+                          const FusedEpilogue<acc_t<L>>*);                           \
+  template int gemm_packed<L, O>(acc_t<L>, const MatrixRef<L>&, const PackedRhs&,   \
+                                 acc_t<L>, const MatrixRef<O>*, const MatrixMut<O>&, \
+                                 const FusedEpilogue<acc_t<L>>*);
+GEMMKIT_INSTANTIATE_GEMM(float, float)
+GEMMKIT_INSTANTIATE_GEMM(double, double)
+GEMMKIT_INSTANTIATE_GEMM(float16, float16)
+GEMMKIT_INSTANTIATE_GEMM(float16, float)
+GEMMKIT_INSTANTIATE_GEMM(bfloat16, bfloat16)
+GEMMKIT_INSTANTIATE_GEMM(bfloat16, float)
+GEMMKIT_INSTANTIATE_GEMM(std::int8_t, std::int32_t)
+#undef GEMMKIT_INSTANTIATE_GEMM
+
+template int prepack_rhs<float>(const MatrixRef<float>&, PackedRhs**);
+template int prepack_rhs<double>(const MatrixRef<double>&, PackedRhs**);
+template int prepack_rhs<float16>(const MatrixRef<float16>&, PackedRhs**);
+template int prepack_rhs<bfloat16>(const MatrixRef<bfloat16>&, PackedRhs**);
+template int prepack_rhs<std::int8_t>(const MatrixRef<std::int8_t>&, PackedRhs**);
+
+template int gemm_requant<std::int8_t>(const MatrixRef<std::int8_t>&,
+                                       const MatrixRef<std::int8_t>&, const Requantize&,
+                                       const MatrixMut<std::int8_t>&);
+template int gemm_requant<std::uint8_t>(const MatrixRef<std::int8_t>&,
+                                        const MatrixRef<std::int8_t>&, const Requantize&,
+                                        const MatrixMut<std::uint8_t>&);
+template int gemm_requant_packed<std::int8_t>(const MatrixRef<std::int8_t>&, const PackedRhs&,
+                                              const Requantize&,
+                                              const MatrixMut<std::int8_t>&);
+template int gemm_requant_packed<std::uint8_t>(const MatrixRef<std::int8_t>&,
+                                               const PackedRhs&, const Requantize&,
+                                               const MatrixMut<std::uint8_t>&);
 
 const char* last_error() { return api::message(); }
 

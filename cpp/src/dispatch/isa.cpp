@@ -16,7 +16,7 @@
 
 #if defined(GEMMKIT_HAVE_SIMD128)
 namespace gemmkit::isa_simd128 {
-bool compiled_with_simd128();  // targets/simd128/float.cpp
+bool compiled_with_simd128();  // targets/simd128/self_check.cpp
 }
 #endif
 

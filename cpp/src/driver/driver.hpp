@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "cache/cache_info.hpp"
 #include "kernel/microkernel.hpp"
@@ -25,38 +26,77 @@
 
 namespace gemmkit::driver {
 
-template <class Token, class T, int MR_REG, int NR>
+// Family: see kernel/family.hpp.  O: the output type (Family::A itself, a
+// narrower float, or an 8-bit requantized integer).
+template <class Family, class O>
 struct BlockedGemm {
-  using Kernel = kernel::FloatKernel<Token, T, MR_REG, NR>;
-  using Store = typename Kernel::Store;
-  static constexpr int kMr = Kernel::kMr;
+  using Token = typename Family::Token;
+  using L = typename Family::L;
+  using A = typename Family::A;
+  using PA = typename Family::PA;
+  using PB = typename Family::PB;
+  using Task = GemmTask<L, A, O>;
+  using Kernel = kernel::Microkernel<Family>;
+  using Seed = typename Kernel::Seed;
+  using FinalStore = typename Kernel::template Store<O>::Store;
+  using ScratchStore = typename Kernel::template Store<A>::Store;
+  static constexpr int kMr = Family::kMr;
+  static constexpr int NR = Family::kNr;
+  // Outputs that cannot hold partial sums (narrow floats, requantized
+  // integers) are written once, after the whole depth.
+  static constexpr bool kOutIsAcc = std::is_same_v<A, O>;
 
   struct Plan {
-    GemmTask<T> t;
-    cache::Blocking blk;
+    Task t;
+    index_t kc, mc_max, nc;
     bool inplace_a;     // full MR panels of A are read without packing
     bool inplace_b;     // B's columns are contiguous along k: read in place
-    T* b_pack;          // kc * round_up(nc, NR)
-    T* a_pack;          // one region of a_stride elements per team member
+    bool seeded;        // depth slices accumulate in `scratch` (deep-K twin)
+    PB* b_pack;         // b_panel_size(kc) per NR panel
+    PA* a_pack;         // one region of a_stride elements per team member
     index_t a_stride;
+    A* scratch;         // m x nc raw sums, column-major, leading dim ld
+    index_t ld;
+    const PA* packed_a;  // prepacked A (t.packed_a), else nullptr
   };
 
   static index_t ceil_div(index_t a, index_t b) { return (a + b - 1) / b; }
   static index_t min_i(index_t a, index_t b) { return a < b ? a : b; }
 
+  // Offset of panel q of the depth slice starting at pc in a prepacked A of
+  // m rows (layout of prepack(): slices of plan.kc, panels end to end).
+  static index_t packed_offset(const Plan& plan, index_t pc, index_t q, index_t kcs) {
+    const index_t panels = ceil_div(plan.t.m, kMr);
+    return (pc / plan.kc) * panels * Family::a_panel_size(plan.kc) +
+           q * Family::a_panel_size(kcs);
+  }
+
+  // Packs rows [0, rows) x depth [0, kc) of A into consecutive MR panels.
+  static void pack_a_block(index_t rows, index_t kc, const L* a, index_t rs,
+                           index_t cs, PA* dst) {
+    if constexpr (Family::kInplace) {
+      pack::pack_a<Token, A, kMr>(rows, kc, a, rs, cs, dst);
+    } else {
+      for (index_t i = 0; i < rows; i += kMr) {
+        Family::pack_a(kc, min_i(kMr, rows - i), a + i * rs, rs, cs, dst);
+        dst += Family::a_panel_size(kc);
+      }
+    }
+  }
+
   // The part of the loop nest one team member executes.
   static void work(void* ctx, const parallel::Team& team) {
     const Plan& plan = *static_cast<const Plan*>(ctx);
-    const GemmTask<T>& t = plan.t;
-    const index_t kc_max = plan.blk.kc;
-    T* a_pack = plan.a_pack + team.tid * plan.a_stride;
+    const Task& t = plan.t;
+    const index_t kc_max = plan.kc;
+    PA* a_pack = plan.a_pack + team.tid * plan.a_stride;
 
-    for (index_t jc = 0; jc < t.n; jc += plan.blk.nc) {
-      const index_t nc = min_i(plan.blk.nc, t.n - jc);
+    for (index_t jc = 0; jc < t.n; jc += plan.nc) {
+      const index_t nc = min_i(plan.nc, t.n - jc);
       const index_t panels = ceil_div(nc, NR);
       // Row blocks: at least one per team member when there are enough rows,
       // and equal in size so no member waits for a thin last block.
-      index_t blocks = ceil_div(t.m, plan.blk.mc);
+      index_t blocks = ceil_div(t.m, plan.mc_max);
       if (team.size > 1 && blocks % team.size) blocks += team.size - blocks % team.size;
       const index_t mc = (ceil_div(ceil_div(t.m, blocks), kMr)) * kMr;
       blocks = ceil_div(t.m, mc);
@@ -70,26 +110,38 @@ struct BlockedGemm {
 
       for (index_t pc = 0; pc < t.k; pc += kc_max) {
         const index_t kc = min_i(kc_max, t.k - pc);
+        const index_t b_panel = Family::b_panel_size(kc);
         const bool first = pc == 0;
         const bool last = pc + kc >= t.k;
         // Pack this depth slice of B, each member a share of the panels.
         if (!plan.inplace_b) {
-          pack::pack_b<Token, T, NR>(kc, nc, panels * team.tid / team.size,
-                                     panels * (team.tid + 1) / team.size,
-                                     t.b + pc * t.rs_b + jc * t.cs_b, t.rs_b,
-                                     t.cs_b, plan.b_pack);
+          const index_t q0 = panels * team.tid / team.size;
+          const index_t q1 = panels * (team.tid + 1) / team.size;
+          for (index_t q = q0; q < q1; ++q) {
+            const index_t j = q * NR;
+            Family::pack_b(kc, min_i(NR, nc - j), t.b + pc * t.rs_b + (jc + j) * t.cs_b,
+                           t.cs_b, t.rs_b, plan.b_pack + q * b_panel);
+          }
           parallel::barrier(team);
         }
 
-        Store s;
+        // Final store: into C, with alpha, beta, epilogue, requantization.
+        // Intermediate slices of a seeded run store raw sums into scratch.
+        FinalStore s{};
         s.alpha = t.alpha;
-        s.beta = first ? t.beta : T(1);
-        s.src = first ? t.c_in : t.c_out;
-        s.rs_src = first ? t.rs_ci : t.rs_co;
-        s.cs_src = first ? t.cs_ci : t.cs_co;
+        s.beta = (first || !kOutIsAcc || plan.seeded) ? t.beta : A(1);
+        const bool from_c_in = first || !kOutIsAcc || plan.seeded;
+        s.rs_src = from_c_in ? t.rs_ci : t.rs_co;
+        s.cs_src = from_c_in ? t.cs_ci : t.cs_co;
         s.rs_dst = t.rs_co;
         s.cs_dst = t.cs_co;
         s.epi = last && epilogue_active(t.epi) ? &t.epi : nullptr;
+        s.rq = &t.rq;
+        ScratchStore ss{};
+        ss.alpha = A(1);
+        ss.beta = A(0);
+        ss.rs_dst = 1;
+        ss.cs_dst = plan.ld;
 
         index_t packed_block = -1;
         for (index_t job = job0; job < job1; ++job) {
@@ -97,13 +149,12 @@ struct BlockedGemm {
           const index_t chunk = job % chunks;
           const index_t i0 = blk * mc;
           const index_t rows = min_i(mc, t.m - i0);
-          const T* a_src = t.a + i0 * t.rs_a + pc * t.cs_a;
+          const L* a_src = t.a + i0 * t.rs_a + pc * t.cs_a;
           const index_t full_rows = plan.inplace_a ? rows / kMr * kMr : 0;
-          if (packed_block != blk) {
+          if (!plan.packed_a && packed_block != blk) {
             // In-place mode packs only the ragged last panel.
-            pack::pack_a<Token, T, kMr>(rows - full_rows, kc,
-                                        a_src + full_rows * t.rs_a, t.rs_a,
-                                        t.cs_a, a_pack);
+            pack_a_block(rows - full_rows, kc, a_src + full_rows * t.rs_a, t.rs_a,
+                         t.cs_a, a_pack);
             packed_block = blk;
           }
           const index_t q0 = panels * chunk / chunks;
@@ -111,23 +162,44 @@ struct BlockedGemm {
           for (index_t q = q0; q < q1; ++q) {
             const index_t j = jc + q * NR;
             const index_t n_eff = min_i(NR, t.n - j);
-            const T* b_panel = plan.b_pack + q * NR * kc;
-            const T* b_cols = t.b + pc * t.rs_b + j * t.cs_b;
+            const PB* b_panel_p = plan.b_pack + q * b_panel;
             for (index_t ir = 0; ir < rows; ir += kMr) {
               const index_t m_eff = min_i(kMr, rows - ir);
               const index_t i = i0 + ir;
-              s.src = (first ? t.c_in : t.c_out);
-              if (s.beta != T(0)) s.src += i * s.rs_src + j * s.cs_src;
+              const PA* a_tile;
+              if (plan.packed_a) {
+                a_tile = plan.packed_a + packed_offset(plan, pc, i / kMr, kc);
+              } else if (ir < full_rows) {
+                a_tile = nullptr;  // read in place below
+              } else {
+                a_tile = a_pack + (ir - full_rows) / kMr * Family::a_panel_size(kc);
+              }
+              A* scratch_tile = plan.seeded ? plan.scratch + i + (j - jc) * plan.ld : nullptr;
+              const Seed seed{scratch_tile, plan.ld};
+              const Seed* seed_p = plan.seeded && !first ? &seed : nullptr;
+              if (plan.seeded && !last) {
+                ss.dst = scratch_tile;
+                ss.row0 = i;
+                ss.col0 = j;
+                Kernel::template run<A>(kc, a_tile, b_panel_p, m_eff, n_eff, seed_p, ss);
+                continue;
+              }
+              s.src = from_c_in ? t.c_in : t.c_out;
+              if (s.beta != A(0)) s.src += i * s.rs_src + j * s.cs_src;
               s.dst = t.c_out + i * t.rs_co + j * t.cs_co;
               s.row0 = i;
               s.col0 = j;
-              const T* a_tile = ir < full_rows ? a_src + ir : a_pack + (ir - full_rows) * kc;
-              const index_t a_step = ir < full_rows ? t.cs_a : kMr;
-              if (plan.inplace_b) {
-                Kernel::run_cols(kc, a_tile, a_step, b_cols, t.cs_b, m_eff, n_eff, s);
-              } else {
-                Kernel::run(kc, a_tile, a_step, b_panel, m_eff, n_eff, s);
+              if constexpr (Family::kInplace) {
+                if (plan.inplace_b || (!plan.packed_a && ir < full_rows)) {
+                  const bool in_a = !plan.packed_a && ir < full_rows;
+                  Kernel::template run_inplace<O>(
+                      kc, in_a ? a_src + ir : a_tile, in_a ? t.cs_a : kMr,
+                      plan.inplace_b ? t.b + pc * t.rs_b + j * t.cs_b : b_panel_p,
+                      t.cs_b, plan.inplace_b, m_eff, n_eff, s);
+                  continue;
+                }
               }
+              Kernel::template run<O>(kc, a_tile, b_panel_p, m_eff, n_eff, seed_p, s);
             }
           }
         }
@@ -136,13 +208,50 @@ struct BlockedGemm {
     }
   }
 
+  // Depth per slice: the cache blocking's kc (computed for the family's
+  // main NR, so every tile width of one type slices the depth alike: a
+  // prepacked operand and a plain call then round identically).  Outputs
+  // that are not the accumulator take the whole depth as one slice unless
+  // its B panel would overflow half of L2 (DEEP_KC_BYTES): then slices
+  // accumulate in an A-typed scratch (the deep-K twin), which is
+  // bit-identical because each slice resumes from the previous raw sums.
+  static index_t slice_depth(index_t m, index_t n, index_t k, int blocking_nr) {
+    index_t kc = cache::blocking(kMr, blocking_nr, int(sizeof(PB)), m, n, k).kc;
+    const index_t dm = Family::kDepthMultiple;
+    kc = ceil_div(kc, dm) * dm;
+    return kc;
+  }
+
+  static bool deep(index_t k, index_t kc) {
+    if (k <= kc) return false;
+    std::size_t limit = tuning::get(tuning::Knob::kDeepKcBytes);
+    if (limit == 0) limit = cache::info().l2 / 2;
+    const double bytes = double(NR) * double(k) * double(sizeof(PB));
+    return bytes > double(limit);
+  }
+
   // Entry for an oriented task (rs_co == 1 when C has a unit stride).
-  static int run(const GemmTask<T>& t) {
-    Plan plan;
+  // blocking_nr: the NR the depth slicing is computed for (the family's
+  // main tile width when this is a narrower variant).
+  static int run(const Task& t, int blocking_nr = NR) {
+    Plan plan{};
     plan.t = t;
-    plan.blk = cache::blocking(kMr, NR, int(sizeof(T)), t.m, t.n, t.k);
-    const index_t kc = plan.blk.kc < t.k ? plan.blk.kc : t.k;
-    const index_t nc = plan.blk.nc < t.n ? plan.blk.nc : t.n;
+    const cache::Blocking blk =
+        cache::blocking(kMr, blocking_nr, int(sizeof(PB)), t.m, t.n, t.k);
+    plan.packed_a = static_cast<const PA*>(t.packed_a);
+    index_t kc = plan.packed_a ? t.packed_kc : slice_depth(t.m, t.n, t.k, blocking_nr);
+    if constexpr (!kOutIsAcc) {
+      plan.seeded = t.k > kc && (plan.packed_a || deep(t.k, kc));
+      if (!plan.seeded) kc = t.k;
+    }
+    plan.kc = kc < t.k ? kc : t.k;
+    if (plan.kc < 1) plan.kc = 1;
+    plan.nc = blk.nc < t.n ? blk.nc : t.n;
+    // mc from the blocking, scaled down when one slice is deeper than the
+    // blocking assumed, so the packed A block still fits its L2 share.
+    index_t mc = blk.mc;
+    if (plan.kc > blk.kc) mc = mc * blk.kc / plan.kc / kMr * kMr;
+    plan.mc_max = mc < kMr ? kMr : mc;
 
     int threads = 1;
     const double flops = double(t.m) * double(t.n) * double(t.k);
@@ -152,27 +261,41 @@ struct BlockedGemm {
       const double want = per > 0 ? flops / per : double(t.max_threads);
       threads = want < 1 ? 1 : (want > t.max_threads ? t.max_threads : int(want));
     }
-    plan.inplace_a = t.rs_a == 1 &&
-                     t.n <= index_t(tuning::get(tuning::Knob::kInplaceLhsMaxN));
-    // B with unit stride along k (a row-major A seen through the transposed
-    // orientation) would need a transposing pack; reading its columns in
-    // place costs nothing extra while NR of them stay in L1 next to the A
-    // panel, i.e. while their other dimension is small enough to reuse.
-    plan.inplace_b = t.rs_b == 1 && t.cs_b != 1 &&
-                     t.n <= index_t(tuning::get(tuning::Knob::kInplaceRhsMaxN));
+    if constexpr (Family::kInplace) {
+      plan.inplace_a = !plan.packed_a && t.rs_a == 1 &&
+                       t.n <= index_t(tuning::get(tuning::Knob::kInplaceLhsMaxN));
+      // B with unit stride along k (a row-major A seen through the
+      // transposed orientation) would need a transposing pack; reading its
+      // columns in place costs nothing extra while NR of them stay in L1
+      // next to the A panel, i.e. while their other dimension is small
+      // enough to reuse.
+      plan.inplace_b = !plan.seeded && t.rs_b == 1 && t.cs_b != 1 &&
+                       t.n <= index_t(tuning::get(tuning::Knob::kInplaceRhsMaxN));
+    }
 
-    // The job split only ever shrinks mc below the blocking's value.
-    index_t mc_cap = plan.blk.mc;
+    // The job split only ever shrinks mc below mc_max.
+    index_t mc_cap = plan.mc_max;
     if (mc_cap > ceil_div(t.m, kMr) * kMr) mc_cap = ceil_div(t.m, kMr) * kMr;
-    const index_t b_elems = kc * ceil_div(nc, NR) * NR;
-    plan.a_stride = (mc_cap * kc + 63) / 64 * 64;
-    const double bytes = (double(b_elems) + double(plan.a_stride) * threads) * sizeof(T);
+    const index_t b_elems = ceil_div(plan.nc, NR) * Family::b_panel_size(plan.kc);
+    plan.a_stride = plan.packed_a ? 0
+                                  : (ceil_div(mc_cap, kMr) * Family::a_panel_size(plan.kc) + 63) /
+                                        64 * 64;
+    const double b_bytes = (double(b_elems) * sizeof(PB) + 63) / 64 * 64;
+    const double bytes = b_bytes + double(plan.a_stride) * threads * sizeof(PA);
     if (bytes > double(PTRDIFF_MAX / 4)) return GEMMKIT_ERROR_ALLOC;
-    T* ws = static_cast<T*>(workspace::thread_buffer(
-        workspace::kSlotPack, static_cast<std::size_t>(bytes) + 64));
+    char* ws = static_cast<char*>(workspace::thread_buffer(
+        workspace::kSlotPack, static_cast<std::size_t>(bytes) + 128));
     if (!ws) return GEMMKIT_ERROR_ALLOC;
-    plan.b_pack = ws;
-    plan.a_pack = ws + (b_elems + 63) / 64 * 64;
+    plan.b_pack = reinterpret_cast<PB*>(ws);
+    plan.a_pack = reinterpret_cast<PA*>(ws + static_cast<std::size_t>(b_bytes));
+    if (plan.seeded) {
+      plan.ld = (t.m + 15) / 16 * 16;
+      const double sbytes = double(plan.ld) * double(plan.nc) * sizeof(A);
+      if (sbytes > double(PTRDIFF_MAX / 4)) return GEMMKIT_ERROR_ALLOC;
+      plan.scratch = static_cast<A*>(workspace::thread_buffer(
+          workspace::kSlotScratch, static_cast<std::size_t>(sbytes)));
+      if (!plan.scratch) return GEMMKIT_ERROR_ALLOC;
+    }
 
     if (threads <= 1) {
       work(&plan, parallel::Team{0, 1, nullptr});
@@ -180,6 +303,27 @@ struct BlockedGemm {
       parallel::run(threads, &work, &plan);
     }
     return GEMMKIT_OK;
+  }
+
+  // Bytes of a prepacked A of m rows and depth k (see packed_offset), and
+  // the packing itself: slices of kc, every MR panel of a slice in turn.
+  static index_t prepacked_elems(index_t m, index_t k, index_t kc) {
+    const index_t panels = ceil_div(m, kMr);
+    index_t total = 0;
+    for (index_t pc = 0; pc < k; pc += kc)
+      total += panels * Family::a_panel_size(min_i(kc, k - pc));
+    return total;
+  }
+
+  static void prepack(index_t m, index_t k, index_t kc, const L* a, index_t rs_a,
+                      index_t cs_a, PA* dst) {
+    for (index_t pc = 0; pc < k; pc += kc) {
+      const index_t kcs = min_i(kc, k - pc);
+      for (index_t i = 0; i < m; i += kMr) {
+        Family::pack_a(kcs, min_i(kMr, m - i), a + i * rs_a + pc * cs_a, rs_a, cs_a, dst);
+        dst += Family::a_panel_size(kcs);
+      }
+    }
   }
 };
 

@@ -1,4 +1,5 @@
-// L4 kernel: the one generic MR x NR microkernel, over any SIMD token.
+// L4 kernel: the one generic MR x NR microkernel, over any SIMD token and
+// kernel family (family.hpp).
 //
 // Contract (see CONTRACT.md beside this file):
 //  - A micropanel: for each depth step p, MR consecutive elements starting at
@@ -13,7 +14,12 @@
 //    layout, so a result never depends on where a tile falls.
 #pragma once
 
+#include <cstdint>
+#include <type_traits>
+
 #include "kernel/task.hpp"
+#include "scalar/requant.hpp"
+#include "simd/kernel_simd.hpp"
 #include "simd/simd_ops.hpp"
 
 // Depth steps interleaved by the compiler.  On wasm the engine (not the
@@ -34,17 +40,6 @@ struct FloatKernel {
   static constexpr int kLanes = Ops::kLanes;
   static constexpr int kMr = MR_REG * kLanes;
   static constexpr int kNr = NR;
-
-  // Where one tile's result goes and what it is combined with.
-  struct Store {
-    T alpha, beta;
-    const T* src;  // read when beta != 0
-    index_t rs_src, cs_src;
-    T* dst;
-    index_t rs_dst, cs_dst;
-    const Epilogue<T>* epi;  // nullptr when inactive
-    index_t row0, col0;      // position of the tile, for the bias
-  };
 
   // The depth loop.  b_at(p, j) is element (p, j) of the B micropanel: the
   // only thing that differs between a packed panel and in-place columns.
@@ -67,19 +62,44 @@ struct FloatKernel {
     }
   }
 
-  static GEMMKIT_INLINE Reg apply_epilogue(Reg v, const Epilogue<T>& e,
+};
+
+// The store of one tile, shared by every family: acc (A registers) ->
+// act(alpha * acc + beta * src + bias) -> O, or the requantizing map.
+// For narrow O (f16/bf16) everything runs in float and rounds once, in
+// KernelSimd::store_out.
+template <class Token, class L, class R, class A, class O, int MR_REG, int NR>
+struct TileStore {
+  using KS = simd::KernelSimd<Token, L, R, A, O>;
+  using Ops = simd::SimdOps<Token, A>;
+  using Reg = typename Ops::Reg;
+  static constexpr int kLanes = Ops::kLanes;
+  static constexpr bool kRequant =
+      std::is_same_v<A, std::int32_t> && sizeof(O) == 1;
+
+  // Where one tile's result goes and what it is combined with.
+  struct Store {
+    A alpha, beta;
+    const O* src;  // read when beta != 0
+    index_t rs_src, cs_src;
+    O* dst;
+    index_t rs_dst, cs_dst;
+    const Epilogue<A>* epi;  // nullptr when inactive
+    const Requant* rq;       // requantizing outputs only
+    index_t row0, col0;      // position of the tile, for bias and scales
+  };
+
+  static GEMMKIT_INLINE Reg load_rows(const A* p, index_t stride, int rows) {
+    if (stride == 1) return rows == kLanes ? Ops::loadu(p) : Ops::load_partial(p, rows);
+    A tmp[kLanes] = {};
+    for (int i = 0; i < rows; ++i) tmp[i] = p[i * stride];
+    return Ops::loadu(tmp);
+  }
+
+  static GEMMKIT_INLINE Reg apply_epilogue(Reg v, const Epilogue<A>& e,
                                            index_t row, int rows, index_t col) {
     if (e.bias_kind == BiasKind::kPerRow) {
-      const T* p = e.bias + row * e.bias_stride;
-      Reg bias;
-      if (e.bias_stride == 1) {
-        bias = rows == kLanes ? Ops::loadu(p) : Ops::load_partial(p, rows);
-      } else {
-        T tmp[kLanes] = {};
-        for (int i = 0; i < rows; ++i) tmp[i] = p[i * e.bias_stride];
-        bias = Ops::loadu(tmp);
-      }
-      v = Ops::add(v, bias);
+      v = Ops::add(v, load_rows(e.bias + row * e.bias_stride, e.bias_stride, rows));
     } else if (e.bias_kind == BiasKind::kPerCol) {
       v = Ops::add(v, Ops::splat(e.bias[col * e.bias_stride]));
     }
@@ -91,40 +111,91 @@ struct FloatKernel {
     return v;
   }
 
+  // C's lanes [row, row + rows) of column pointer col, widened to A.
+  static GEMMKIT_INLINE Reg load_c(const O* col, index_t row, index_t rs, int rows) {
+    if (rs == 1 && rows == kLanes) return KS::load_out(col + row);
+    O tmp[kLanes] = {};
+    for (int i = 0; i < rows; ++i) tmp[i] = col[(row + i) * rs];
+    return KS::load_out(tmp);
+  }
+
+  static GEMMKIT_INLINE void store_c(O* col, index_t row, index_t rs, int rows, Reg v) {
+    if (rs == 1 && rows == kLanes) {
+      KS::store_out(col + row, v);
+      return;
+    }
+    if constexpr (std::is_same_v<A, O>) {
+      if (rs == 1) {
+        Ops::store_partial(col + row, v, rows);
+        return;
+      }
+    }
+    O tmp[kLanes];
+    KS::store_out(tmp, v);
+    for (int i = 0; i < rows; ++i) col[(row + i) * rs] = tmp[i];
+  }
+
+  // The requantizing store of lanes [row, row + rows) of column j.
+  static GEMMKIT_INLINE void store_requant(O* col, index_t row, index_t rs, int rows,
+                                           Reg v, const Requant& q, index_t grow,
+                                           index_t gcol) {
+    if (q.bias_kind == BiasKind::kPerRow) {
+      v = Ops::add(v, load_rows(q.bias + grow * q.bias_stride, q.bias_stride, rows));
+    } else if (q.bias_kind == BiasKind::kPerCol) {
+      v = Ops::add(v, Ops::splat(q.bias[gcol * q.bias_stride]));
+    }
+    if constexpr (KS::kRequantVector) {
+      if (q.scale_kind != ScaleKind::kPerRow && rs == 1 && rows == kLanes) {
+        const float scale = q.scale[q.scale_kind == ScaleKind::kPerCol
+                                        ? gcol * q.scale_stride : 0];
+        KS::requant_store(reinterpret_cast<std::uint8_t*>(col + row), v, scale,
+                          q.zero_point, q.lo, q.hi);
+        return;
+      }
+    }
+    A lanes[kLanes];
+    Ops::storeu(lanes, v);
+    for (int i = 0; i < rows; ++i) {
+      const index_t s = q.scale_kind == ScaleKind::kPerTensor ? 0
+                        : q.scale_kind == ScaleKind::kPerRow ? (grow + i) * q.scale_stride
+                                                             : gcol * q.scale_stride;
+      col[(row + i) * rs] =
+          O(scalar::requantize(lanes[i], q.scale[s], q.zero_point, q.lo, q.hi));
+    }
+  }
+
   static GEMMKIT_INLINE void store(const Reg (&acc)[NR][MR_REG], index_t m_eff,
                                    index_t n_eff, const Store& s) {
-    const Reg alpha = Ops::splat(s.alpha);
-    const Reg beta = Ops::splat(s.beta);
-    const bool scale = s.alpha != T(1);
-    const bool read_c = s.beta != T(0);
-    for (index_t j = 0; j < n_eff; ++j) {
-      T* dcol = s.dst + j * s.cs_dst;
-      const T* scol = s.src + j * s.cs_src;
+    if constexpr (kRequant) {
+      for (index_t j = 0; j < n_eff; ++j) {
+        O* dcol = s.dst + j * s.cs_dst;
 #pragma GCC unroll 8
-      for (int r = 0; r < MR_REG; ++r) {
-        const index_t row = r * kLanes;
-        if (row >= m_eff) break;
-        const int rows = m_eff - row >= kLanes ? kLanes : int(m_eff - row);
-        Reg v = scale ? Ops::mul(acc[j][r], alpha) : acc[j][r];
-        if (read_c) {
-          Reg c;
-          if (s.rs_src == 1) {
-            c = rows == kLanes ? Ops::loadu(scol + row) : Ops::load_partial(scol + row, rows);
-          } else {
-            T tmp[kLanes] = {};
-            for (int i = 0; i < rows; ++i) tmp[i] = scol[(row + i) * s.rs_src];
-            c = Ops::loadu(tmp);
-          }
-          v = Ops::mul_add(c, beta, v);
+        for (int r = 0; r < MR_REG; ++r) {
+          const index_t row = r * kLanes;
+          if (row >= m_eff) break;
+          const int rows = m_eff - row >= kLanes ? kLanes : int(m_eff - row);
+          store_requant(dcol, row, s.rs_dst, rows, acc[j][r], *s.rq, s.row0 + row,
+                        s.col0 + j);
         }
-        if (s.epi) v = apply_epilogue(v, *s.epi, s.row0 + row, rows, s.col0 + j);
-        if (s.rs_dst == 1) {
-          if (rows == kLanes) Ops::storeu(dcol + row, v);
-          else Ops::store_partial(dcol + row, v, rows);
-        } else {
-          T tmp[kLanes];
-          Ops::storeu(tmp, v);
-          for (int i = 0; i < rows; ++i) dcol[(row + i) * s.rs_dst] = tmp[i];
+      }
+      return;
+    } else {
+      const Reg alpha = Ops::splat(s.alpha);
+      const Reg beta = Ops::splat(s.beta);
+      const bool scale = s.alpha != A(1);
+      const bool read_c = s.beta != A(0);
+      for (index_t j = 0; j < n_eff; ++j) {
+        O* dcol = s.dst + j * s.cs_dst;
+        const O* scol = s.src + j * s.cs_src;
+#pragma GCC unroll 8
+        for (int r = 0; r < MR_REG; ++r) {
+          const index_t row = r * kLanes;
+          if (row >= m_eff) break;
+          const int rows = m_eff - row >= kLanes ? kLanes : int(m_eff - row);
+          Reg v = scale ? Ops::mul(acc[j][r], alpha) : acc[j][r];
+          if (read_c) v = Ops::mul_add(load_c(scol, row, s.rs_src, rows), beta, v);
+          if (s.epi) v = apply_epilogue(v, *s.epi, s.row0 + row, rows, s.col0 + j);
+          store_c(dcol, row, s.rs_dst, rows, v);
         }
       }
     }
@@ -135,43 +206,88 @@ struct FloatKernel {
   static GEMMKIT_INLINE void prefetch_c(index_t m_eff, index_t n_eff, const Store& s) {
     if (s.rs_dst != 1) return;
     for (index_t j = 0; j < n_eff; ++j) {
-      const T* col = s.dst + j * s.cs_dst;
-      for (index_t i = 0; i < m_eff; i += 64 / index_t(sizeof(T)))
+      const O* col = s.dst + j * s.cs_dst;
+      for (index_t i = 0; i < m_eff; i += 64 / index_t(sizeof(O)))
         __builtin_prefetch(col + i, 1, 3);
       __builtin_prefetch(col + m_eff - 1, 1, 3);
     }
   }
+};
 
-  // One tile: C[0:m_eff, 0:n_eff] = epilogue(alpha * A B + beta * src),
-  // B from a packed micropanel.
-  static void run(index_t kc, const T* a, index_t a_step, const T* b,
-                  index_t m_eff, index_t n_eff, const Store& s) {
-    prefetch_c(m_eff, n_eff, s);
-    Reg acc[NR][MR_REG];
+// One tile of any family (family.hpp): initialize the accumulators (zeros,
+// or a seed read back from an A-typed scratch tile written by the previous
+// depth slice), run the family's depth loop, store through TileStore.
+template <class Family>
+struct Microkernel {
+  using Token = typename Family::Token;
+  using L = typename Family::L;
+  using R = typename Family::R;
+  using A = typename Family::A;
+  using PA = typename Family::PA;
+  using PB = typename Family::PB;
+  using Ops = simd::SimdOps<Token, A>;
+  using Reg = typename Ops::Reg;
+  static constexpr int kMrReg = Family::kMrReg;
+  static constexpr int kNr = Family::kNr;
+  static constexpr int kLanes = Ops::kLanes;
+  template <class O>
+  using Store = TileStore<Token, L, R, A, O, kMrReg, kNr>;
+
+  // A seed: the raw sums of earlier depth slices, m_eff x n_eff at seed
+  // (unit row stride, column stride ld).
+  struct Seed {
+    const A* p;
+    index_t ld;
+  };
+
+  static GEMMKIT_INLINE void init(Reg (&acc)[kNr][kMrReg], index_t m_eff,
+                                  index_t n_eff, const Seed* seed) {
 #pragma GCC unroll 16
-    for (int j = 0; j < NR; ++j)
+    for (int j = 0; j < kNr; ++j)
 #pragma GCC unroll 8
-      for (int r = 0; r < MR_REG; ++r) acc[j][r] = Ops::zero();
-    accumulate(kc, a, a_step, [b](index_t p, int j) { return b[p * NR + j]; }, acc);
-    store(acc, m_eff, n_eff, s);
+      for (int r = 0; r < kMrReg; ++r) acc[j][r] = Ops::zero();
+    if (!seed) return;
+    for (index_t j = 0; j < n_eff; ++j) {
+      const A* col = seed->p + j * seed->ld;
+      for (int r = 0; r < kMrReg; ++r) {
+        const index_t row = r * kLanes;
+        if (row >= m_eff) break;
+        acc[j][r] = m_eff - row >= kLanes ? Ops::loadu(col + row)
+                                          : Ops::load_partial(col + row, int(m_eff - row));
+      }
+    }
   }
 
-  // One tile with B read in place: column j of the tile starts at
-  // b + j * b_cs and is contiguous along the depth.  Columns past n_eff
-  // read column 0 instead (always valid memory; their sums are discarded).
-  static void run_cols(index_t kc, const T* a, index_t a_step, const T* b,
-                       index_t b_cs, index_t m_eff, index_t n_eff, const Store& s) {
-    prefetch_c(m_eff, n_eff, s);
-    const T* col[NR];
-    for (int j = 0; j < NR; ++j) col[j] = b + (j < n_eff ? j : 0) * b_cs;
-    Reg acc[NR][MR_REG];
-#pragma GCC unroll 16
-    for (int j = 0; j < NR; ++j)
-#pragma GCC unroll 8
-      for (int r = 0; r < MR_REG; ++r) acc[j][r] = Ops::zero();
-    // Element (p, j) is col[j][p]: NR streams, each contiguous along p.
-    accumulate(kc, a, a_step, [&col](index_t p, int j) { return col[j][p]; }, acc);
-    store(acc, m_eff, n_eff, s);
+  template <class O>
+  static void run(index_t kc, const PA* a, const PB* b, index_t m_eff, index_t n_eff,
+                  const Seed* seed, const typename Store<O>::Store& s) {
+    Store<O>::prefetch_c(m_eff, n_eff, s);
+    Reg acc[kNr][kMrReg];
+    init(acc, m_eff, n_eff, seed);
+    Family::accumulate(kc, a, b, acc);
+    Store<O>::store(acc, m_eff, n_eff, s);
+  }
+
+  // In-place variants of the homogeneous families (Family::kInplace): A
+  // rows at a_step per depth step, and/or B read as NR columns contiguous
+  // along the depth (column j at b + j * b_cs; columns past n_eff read
+  // column 0: always valid memory, their sums are discarded).
+  template <class O>
+  static void run_inplace(index_t kc, const PA* a, index_t a_step, const PB* b,
+                          index_t b_cs, bool b_cols, index_t m_eff, index_t n_eff,
+                          const typename Store<O>::Store& s) {
+    using Loop = FloatKernel<Token, A, kMrReg, kNr>;
+    Store<O>::prefetch_c(m_eff, n_eff, s);
+    Reg acc[kNr][kMrReg];
+    init(acc, m_eff, n_eff, nullptr);
+    if (b_cols) {
+      const PB* col[kNr];
+      for (int j = 0; j < kNr; ++j) col[j] = b + (j < n_eff ? j : 0) * b_cs;
+      Loop::accumulate(kc, a, a_step, [&col](index_t p, int j) { return col[j][p]; }, acc);
+    } else {
+      Loop::accumulate(kc, a, a_step, [b](index_t p, int j) { return b[p * kNr + j]; }, acc);
+    }
+    Store<O>::store(acc, m_eff, n_eff, s);
   }
 };
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 namespace gemmkit {
 
@@ -31,20 +32,41 @@ struct Epilogue {
   T hi;
 };
 
-template <class T>
+// Requantizing epilogue of the int8 families (kernel frame):
+//   out = clamp(zero_point + round_half_even(scale * wrap32(acc + bias)), lo, hi)
+enum class ScaleKind : int { kPerTensor = 0, kPerRow = 1, kPerCol = 2 };
+
+struct Requant {
+  const float* scale;  // 1, m or n values
+  index_t scale_stride;
+  ScaleKind scale_kind;
+  const std::int32_t* bias;  // kPerRow: m values, kPerCol: n values
+  index_t bias_stride;
+  BiasKind bias_kind;
+  std::int32_t zero_point, lo, hi;
+};
+
+// One GEMM in the kernel frame's types: inputs L, accumulator A, output O.
+// (GemmTask<T> is the homogeneous f32/f64 case.)
+template <class L, class A = L, class O = L>
 struct GemmTask {
   index_t m, n, k;
-  T alpha, beta;
-  const T* a;
+  A alpha, beta;
+  const L* a;
   index_t rs_a, cs_a;
-  const T* b;
+  const L* b;
   index_t rs_b, cs_b;
   // Read only when beta != 0; may be the very same view as c_out.
-  const T* c_in;
+  const O* c_in;
   index_t rs_ci, cs_ci;
-  T* c_out;
+  O* c_out;
   index_t rs_co, cs_co;
-  Epilogue<T> epi;
+  Epilogue<A> epi;
+  Requant rq;  // requantizing outputs only (A = int32, O = 8-bit)
+  // Prepacked A operand (a PackedRhs seen through C^T = B^T A^T): panels in
+  // the family's layout, in depth slices of packed_kc; a is then unused.
+  const void* packed_a;
+  index_t packed_kc;
   int max_threads;  // resolved by L8 from the tuning registry
 };
 
@@ -55,9 +77,9 @@ static inline bool epilogue_active(const Epilogue<T>& e) {
 
 // C^T = B^T A^T: the same product with the roles of m and n swapped.  The
 // driver computes in whichever orientation gives unit-stride C columns.
-template <class T>
-static inline GemmTask<T> transposed(const GemmTask<T>& task) {
-  GemmTask<T> t = task;
+template <class L, class A, class O>
+static inline GemmTask<L, A, O> transposed(const GemmTask<L, A, O>& task) {
+  GemmTask<L, A, O> t = task;
   t.m = task.n;
   t.n = task.m;
   t.a = task.b;
@@ -75,6 +97,13 @@ static inline GemmTask<T> transposed(const GemmTask<T>& task) {
   } else if (task.epi.bias_kind == BiasKind::kPerCol) {
     t.epi.bias_kind = BiasKind::kPerRow;
   }
+  auto flip_bias = [](BiasKind k) {
+    return k == BiasKind::kPerRow ? BiasKind::kPerCol
+           : k == BiasKind::kPerCol ? BiasKind::kPerRow : k;
+  };
+  t.rq.bias_kind = flip_bias(task.rq.bias_kind);
+  if (task.rq.scale_kind == ScaleKind::kPerRow) t.rq.scale_kind = ScaleKind::kPerCol;
+  else if (task.rq.scale_kind == ScaleKind::kPerCol) t.rq.scale_kind = ScaleKind::kPerRow;
   return t;
 }
 

@@ -14,6 +14,8 @@
 #include <cstring>
 
 #include "kernel/task.hpp"
+#include "scalar/half.hpp"
+#include "simd/kernel_simd.hpp"
 #include "simd/simd_ops.hpp"
 
 namespace gemmkit::pack {
@@ -132,6 +134,67 @@ void pack_b(index_t kc, index_t nc, index_t q0, index_t q1, const T* b,
     const index_t j = q * NR;
     const index_t cols = nc - j < NR ? nc - j : NR;
     pack_panel<Token, T, NR>(kc, cols, b + j * cs_b, cs_b, rs_b, dst + q * NR * kc);
+  }
+}
+
+}  // namespace gemmkit::pack
+
+namespace gemmkit::pack {
+
+// pack_panel for a source narrower than the panel (float16/bfloat16 ->
+// float, int8 -> int32): the same layout, each element widened exactly.
+// Contiguous panels widen a vector at a time (KernelSimd::load_lhs); a
+// source contiguous along the depth is widened a row segment at a time into
+// a small buffer and then dealt out, so no path converts element by element
+// through scalar code except the ragged remainders.
+template <class Token, class L, class A, int W>
+void pack_panel_widen(index_t kc, index_t width, const L* src, index_t rs,
+                      index_t cs, A* GEMMKIT_RESTRICT dst) {
+  using KS = simd::KernelSimd<Token, L, L, A, A>;
+  using Ops = simd::SimdOps<Token, A>;
+  constexpr int V = KS::kLanes;
+  if (rs == 1 && width == W && W % V == 0) {
+    for (index_t p = 0; p < kc; ++p) {
+      const L* s = src + p * cs;
+#pragma GCC unroll 8
+      for (int i = 0; i < W; i += V) Ops::storeu(dst + i, KS::load_lhs(s + i));
+      dst += W;
+    }
+    return;
+  }
+  if (cs == 1 && width == W) {
+    // Rows contiguous along the depth: widen kDepthBlock steps of each of
+    // the W rows into buf (row-major), then transpose buf into the panel.
+    constexpr index_t kDepthBlock = 64;
+    static_assert(kDepthBlock % V == 0);
+    A buf[W * kDepthBlock];
+    for (index_t p0 = 0; p0 < kc; p0 += kDepthBlock) {
+      const index_t pn = kc - p0 < kDepthBlock ? kc - p0 : kDepthBlock;
+      const index_t pv = pn / V * V;
+      for (int i = 0; i < W; ++i) {
+        const L* s = src + i * rs + p0;
+        A* b = buf + i * kDepthBlock;
+        index_t p = 0;
+        for (; p < pv; p += V) Ops::storeu(b + p, KS::load_lhs(s + p));
+        for (; p < pn; ++p) b[p] = scalar::widen<A>(s[p]);
+      }
+      A* d = dst + p0 * W;
+      for (index_t p = 0; p < pn; ++p)
+#pragma GCC unroll 16
+        for (int i = 0; i < W; ++i) d[p * W + i] = buf[i * kDepthBlock + p];
+    }
+    return;
+  }
+  constexpr index_t kDepthBlock = 64;
+  for (index_t p0 = 0; p0 < kc; p0 += kDepthBlock) {
+    const index_t pn = kc - p0 < kDepthBlock ? kc - p0 : kDepthBlock;
+    A* d = dst + p0 * W;
+    for (index_t i = 0; i < width; ++i) {
+      const L* s = src + i * rs + p0 * cs;
+      for (index_t p = 0; p < pn; ++p) d[p * W + i] = scalar::widen<A>(s[p * cs]);
+    }
+    for (index_t i = width; i < W; ++i)
+      for (index_t p = 0; p < pn; ++p) d[p * W + i] = A(0);
   }
 }
 

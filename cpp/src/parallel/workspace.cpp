@@ -7,7 +7,7 @@ namespace gemmkit::workspace {
 
 namespace {
 
-constexpr int kSlots = 2;
+constexpr int kSlots = 3;
 constexpr std::size_t kAlign = 64;
 
 struct Buffer {

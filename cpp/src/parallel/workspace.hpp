@@ -13,5 +13,6 @@ void* thread_buffer(int slot, std::size_t bytes);
 
 constexpr int kSlotPack = 0;     // packed A and B panels of the driver
 constexpr int kSlotSpecial = 1;  // GEMV and small-shape scratch
+constexpr int kSlotScratch = 2;  // A-typed C scratch of the deep-K twin
 
 }  // namespace gemmkit::workspace

@@ -3,8 +3,17 @@
 // Multiply and add are separate roundings (like simd128, and unlike the FMA
 // tokens): the scalar TU is compiled with -ffp-contract=off so the compiler
 // cannot fuse them behind our back.
+//
+// Also here: SimdOps<Scalar, int32_t> (wrapping, like the vector tokens) and
+// the Scalar token's KernelSimd seams (f16, bf16, int8), which are the scalar
+// conversions of scalar/half.hpp applied to one lane.
 #pragma once
 
+#include <cstdint>
+
+#include "../scalar/half.hpp"
+#include "../scalar/requant.hpp"
+#include "kernel_simd.hpp"
 #include "simd_ops.hpp"
 
 namespace gemmkit::isa_scalar {
@@ -40,6 +49,100 @@ struct SimdOps<isa_scalar::Scalar, T> {
   static GEMMKIT_INLINE Reg max(Reg a, Reg b) { return a > b ? a : b; }
   static GEMMKIT_INLINE Reg min(Reg a, Reg b) { return a < b ? a : b; }
   static GEMMKIT_INLINE T reduce_sum(Reg v) { return v; }
+};
+
+// int32 lanes wrap modulo 2^32 like paddd/pmulld on every vector token: the
+// arithmetic runs in uint32_t, since signed overflow is undefined in C++.
+template <>
+struct SimdOps<isa_scalar::Scalar, std::int32_t> {
+  using Reg = std::int32_t;
+  static constexpr int kLanes = 1;
+  static constexpr bool kFusedMulAdd = false;
+
+  static GEMMKIT_INLINE Reg zero() { return 0; }
+  static GEMMKIT_INLINE Reg splat(std::int32_t v) { return v; }
+  static GEMMKIT_INLINE Reg loadu(const std::int32_t* p) { return *p; }
+  static GEMMKIT_INLINE void storeu(std::int32_t* p, Reg v) { *p = v; }
+  static GEMMKIT_INLINE Reg load_partial(const std::int32_t* p, int n) {
+    return n > 0 ? *p : 0;
+  }
+  static GEMMKIT_INLINE void store_partial(std::int32_t* p, Reg v, int n) {
+    if (n > 0) *p = v;
+  }
+  static GEMMKIT_INLINE Reg mul(Reg a, Reg b) {
+    return std::int32_t(std::uint32_t(a) * std::uint32_t(b));
+  }
+  static GEMMKIT_INLINE Reg add(Reg a, Reg b) {
+    return std::int32_t(std::uint32_t(a) + std::uint32_t(b));
+  }
+  static GEMMKIT_INLINE Reg mul_add(Reg a, Reg b, Reg c) {
+    return std::int32_t(std::uint32_t(a) * std::uint32_t(b) + std::uint32_t(c));
+  }
+  static GEMMKIT_INLINE Reg fnma(Reg a, Reg b, Reg c) {
+    return std::int32_t(std::uint32_t(c) - std::uint32_t(a) * std::uint32_t(b));
+  }
+  static GEMMKIT_INLINE Reg max(Reg a, Reg b) { return a > b ? a : b; }
+  static GEMMKIT_INLINE Reg min(Reg a, Reg b) { return a < b ? a : b; }
+  static GEMMKIT_INLINE std::int32_t reduce_sum(Reg v) { return v; }
+};
+
+// f16 / bf16 with an f32 accumulator: one lane through scalar/half.hpp.
+// Parametrized on the token like every shared seam (see simd_ops.hpp).
+template <class Token, class N>
+struct ScalarNarrowSeam {
+  using Ops = SimdOps<Token, float>;
+  using Reg = float;
+  static constexpr int kLanes = 1;
+  static constexpr bool kRequantVector = false;
+
+  static GEMMKIT_INLINE Reg load_lhs(const N* p) { return scalar::to_float(*p); }
+  static GEMMKIT_INLINE Reg splat_rhs(N v) { return scalar::to_float(v); }
+  static GEMMKIT_INLINE Reg load_out(const N* p) { return scalar::to_float(*p); }
+  static GEMMKIT_INLINE void store_out(N* p, Reg v) { *p = scalar::narrow<N>(v); }
+  static GEMMKIT_INLINE Reg load_out_partial(const N* p, int n) {
+    return n > 0 ? scalar::to_float(*p) : 0.0f;
+  }
+  static GEMMKIT_INLINE void store_out_partial(N* p, Reg v, int n) {
+    if (n > 0) *p = scalar::narrow<N>(v);
+  }
+};
+
+template <>
+struct KernelSimd<isa_scalar::Scalar, float16, float16, float, float16>
+    : ScalarNarrowSeam<isa_scalar::Scalar, float16> {};
+template <>
+struct KernelSimd<isa_scalar::Scalar, bfloat16, bfloat16, float, bfloat16>
+    : ScalarNarrowSeam<isa_scalar::Scalar, bfloat16> {};
+
+// int8 -> int32.  kRequantVector is false: the requantizing epilogue routes
+// every element through scalar::requantize.  requant_store is that same map
+// on the one lane, so code generic over the token still compiles.
+template <>
+struct KernelSimd<isa_scalar::Scalar, std::int8_t, std::int8_t, std::int32_t, std::int32_t> {
+  using Ops = SimdOps<isa_scalar::Scalar, std::int32_t>;
+  using Reg = std::int32_t;
+  static constexpr int kLanes = 1;
+  static constexpr bool kRequantVector = false;
+
+  static GEMMKIT_INLINE Reg load_lhs(const std::int8_t* p) { return *p; }
+  static GEMMKIT_INLINE Reg splat_rhs(std::int8_t v) { return v; }
+  static GEMMKIT_INLINE Reg load_out(const std::int32_t* p) { return *p; }
+  static GEMMKIT_INLINE void store_out(std::int32_t* p, Reg v) { *p = v; }
+  static GEMMKIT_INLINE Reg load_out_partial(const std::int32_t* p, int n) {
+    return n > 0 ? *p : 0;
+  }
+  static GEMMKIT_INLINE void store_out_partial(std::int32_t* p, Reg v, int n) {
+    if (n > 0) *p = v;
+  }
+  static GEMMKIT_INLINE void requant_store(std::uint8_t* dst, Reg v, float scale,
+                                           std::int32_t zp, std::int32_t lo, std::int32_t hi) {
+    *dst = std::uint8_t(std::uint32_t(scalar::requantize(v, scale, zp, lo, hi)) & 0xffu);
+  }
+  static GEMMKIT_INLINE void requant_store_partial(std::uint8_t* dst, Reg v, float scale,
+                                                   std::int32_t zp, std::int32_t lo,
+                                                   std::int32_t hi, int n) {
+    if (n > 0) requant_store(dst, v, scale, zp, lo, hi);
+  }
 };
 
 }  // namespace gemmkit::simd

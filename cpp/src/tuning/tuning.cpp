@@ -31,6 +31,10 @@ const KnobInfo kKnobs[] = {
      "read a unit-stride A in place instead of packing it when n <= this"},
     {"GEMMKIT_INPLACE_RHS_MAX_N", 256,
      "read a k-contiguous B in place instead of transposing it when n <= this"},
+    {"GEMMKIT_DEEP_KC_BYTES", 0,
+     "narrow (f16/bf16/requantized) outputs: bytes of one depth panel of B "
+     "above which depth slices accumulate in a scratch and round once "
+     "(0 = half of L2)"},
 };
 static_assert(sizeof(kKnobs) / sizeof(kKnobs[0]) ==
               static_cast<std::size_t>(Knob::kCount));

@@ -1,0 +1,113 @@
+// L7 dispatch: instantiation of the kernel families for one ISA token.
+//
+// Included once per ISA by targets/<isa>/*.cpp, which first include their
+// token header and define GEMMKIT_TOKEN; the helpers below then build the
+// descriptors the target exports.  Everything defined here lives in that
+// ISA's namespace (isa_namespace.hpp).
+#include <type_traits>
+
+#include "dispatch/descriptor.hpp"
+#include "dispatch/isa_namespace.hpp"
+#include "driver/driver.hpp"
+#include "kernel/widen.hpp"
+#include "special/gemv.hpp"
+
+namespace gemmkit::GEMMKIT_ISA_NAMESPACE {
+
+// Family<NR> is the family template with its tile width still open, so a
+// narrower tile (SKINNY_NR, 0 = none) can serve outputs with few columns,
+// where padding n up to NR would waste arithmetic (16 columns in 12-wide
+// tiles is 12 + 4).
+template <template <int> class Family, int SKINNY_NR, class O>
+int family_gemm(const GemmTask<typename Family<0>::L, typename Family<0>::A, O>& task) {
+  using Main = Family<0>;
+  using L = typename Main::L;
+  using A = typename Main::A;
+  constexpr int NR = Main::kNr;
+  GemmTask<L, A, O> t = task;
+  if (!t.packed_a) {
+    // Compute in the orientation where C's columns have unit stride, so the
+    // microkernel stores whole vectors (row-major C becomes C^T = B^T A^T).
+    const index_t rs = t.rs_co < 0 ? -t.rs_co : t.rs_co;
+    const index_t cs = t.cs_co < 0 ? -t.cs_co : t.cs_co;
+    if (t.rs_co != 1 && (t.cs_co == 1 || rs > cs)) t = transposed(t);
+    // Matrix-vector shapes are bandwidth-bound: skip packing altogether
+    // (homogeneous floats; the other families always run the driver).
+    if constexpr (std::is_same_v<L, A> && std::is_same_v<A, O> &&
+                  std::is_floating_point_v<A>) {
+      using Token = typename Main::Token;
+      if (t.n == 1) return special::Gemv<Token, A>::run(t);
+      if (t.m == 1) return special::Gemv<Token, A>::run(transposed(t));
+    }
+  }
+  if constexpr (SKINNY_NR > 0) {
+    if (t.n < 8 * NR) {
+      const index_t pad = (t.n + NR - 1) / NR * NR - t.n;
+      const index_t pad_skinny = (t.n + SKINNY_NR - 1) / SKINNY_NR * SKINNY_NR - t.n;
+      if (pad_skinny < pad) {
+        return driver::BlockedGemm<Family<SKINNY_NR>, O>::run(t, NR);
+      }
+    }
+  }
+  return driver::BlockedGemm<Main, O>::run(t, NR);
+}
+
+template <template <int> class Family>
+index_t family_packed_kc(index_t k) {
+  using D = driver::BlockedGemm<Family<0>, typename Family<0>::A>;
+  // m and n do not enter the depth blocking.
+  const index_t kc = D::slice_depth(1, 1, k, Family<0>::kNr);
+  return kc < k ? kc : (k > 0 ? k : 1);
+}
+
+template <template <int> class Family>
+index_t family_packed_bytes(index_t k, index_t n) {
+  using D = driver::BlockedGemm<Family<0>, typename Family<0>::A>;
+  return D::prepacked_elems(n, k, family_packed_kc<Family>(k)) *
+         index_t(sizeof(typename Family<0>::PA));
+}
+
+// B (k x n) becomes the kernel-frame A of C^T = B^T A^T: n rows, depth k.
+template <template <int> class Family>
+void family_prepack(index_t k, index_t n, const typename Family<0>::L* b, index_t rs_b,
+                    index_t cs_b, void* dst) {
+  using D = driver::BlockedGemm<Family<0>, typename Family<0>::A>;
+  D::prepack(n, k, family_packed_kc<Family>(k), b, cs_b, rs_b,
+             static_cast<typename Family<0>::PA*>(dst));
+}
+
+// The descriptor of a family: run entries for the given outputs.
+template <template <int> class Family, int SKINNY_NR>
+dispatch::Descriptor<typename Family<0>::L> family_descriptor() {
+  using Main = Family<0>;
+  using L = typename Main::L;
+  dispatch::Descriptor<L> d{};
+  if constexpr (std::is_same_v<L, std::int8_t>) {
+    d.run_i32 = &family_gemm<Family, SKINNY_NR, std::int32_t>;
+    d.run_requant_i8 = &family_gemm<Family, SKINNY_NR, std::int8_t>;
+    d.run_requant_u8 = &family_gemm<Family, SKINNY_NR, std::uint8_t>;
+  } else {
+    d.run = &family_gemm<Family, SKINNY_NR, L>;
+    if constexpr (!std::is_same_v<L, typename Main::A>) {
+      d.run_f32 = &family_gemm<Family, SKINNY_NR, float>;
+    }
+  }
+  d.packed_kc = &family_packed_kc<Family>;
+  d.packed_bytes = &family_packed_bytes<Family>;
+  d.prepack = &family_prepack<Family>;
+  d.isa = GEMMKIT_TOKEN::kName;
+  d.mr = Main::kMr;
+  d.nr = Main::kNr;
+  d.depth_multiple = Main::kDepthMultiple;
+  return d;
+}
+
+// The widening family of this token for input L, accumulator A, and tile
+// MR_REG x MAIN_NR (NR == 0 selects MAIN_NR).
+template <class L, class A, int MR_REG, int MAIN_NR>
+struct Widen {
+  template <int NR>
+  using Family = kernel::WidenFamily<GEMMKIT_TOKEN, L, A, MR_REG, NR == 0 ? MAIN_NR : NR>;
+};
+
+}  // namespace gemmkit::GEMMKIT_ISA_NAMESPACE

@@ -1,0 +1,10 @@
+// L7 target avx512f: the bf16 family (widening kernels, float accumulator).
+#include "dispatch/targets/avx512f/target.hpp"
+
+namespace gemmkit::isa_avx512f {
+
+dispatch::Descriptor<bfloat16> bf16_descriptor() {
+  return family_descriptor<Widen<bfloat16, float, kMrReg, kNr>::Family, kSkinnyNr>();
+}
+
+}  // namespace gemmkit::isa_avx512f

@@ -1,0 +1,10 @@
+// L7 target avx512f: the f16 family (widening kernels, float accumulator).
+#include "dispatch/targets/avx512f/target.hpp"
+
+namespace gemmkit::isa_avx512f {
+
+dispatch::Descriptor<float16> f16_descriptor() {
+  return family_descriptor<Widen<float16, float, kMrReg, kNr>::Family, kSkinnyNr>();
+}
+
+}  // namespace gemmkit::isa_avx512f

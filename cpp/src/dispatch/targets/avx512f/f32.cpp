@@ -1,0 +1,10 @@
+// L7 target avx512f: the f32 family (widening kernels, float accumulator).
+#include "dispatch/targets/avx512f/target.hpp"
+
+namespace gemmkit::isa_avx512f {
+
+dispatch::Descriptor<float> f32_descriptor() {
+  return family_descriptor<Widen<float, float, kMrReg, kNr>::Family, kSkinnyNr>();
+}
+
+}  // namespace gemmkit::isa_avx512f

@@ -1,0 +1,10 @@
+// L7 target avx512f: the f64 family (widening kernels, double accumulator).
+#include "dispatch/targets/avx512f/target.hpp"
+
+namespace gemmkit::isa_avx512f {
+
+dispatch::Descriptor<double> f64_descriptor() {
+  return family_descriptor<Widen<double, double, kMrReg, kNr>::Family, kSkinnyNr>();
+}
+
+}  // namespace gemmkit::isa_avx512f

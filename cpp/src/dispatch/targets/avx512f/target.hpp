@@ -1,0 +1,11 @@
+// L7 target avx512f: 32x12 tiles (f64 16x12): 24 zmm accumulators + 2 A + 1 B = 27 of 32 zmm registers; 32x8 for skinny outputs.
+#pragma once
+#include "simd/avx512f.hpp"
+#define GEMMKIT_TOKEN isa_avx512f::Avx512F
+#include "dispatch/gemm-inl.hpp"
+
+namespace gemmkit::isa_avx512f {
+constexpr int kMrReg = 2;
+constexpr int kNr = 12;
+constexpr int kSkinnyNr = 8;  // 0: no narrower tile
+}  // namespace gemmkit::isa_avx512f

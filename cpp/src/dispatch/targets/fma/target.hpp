@@ -1,0 +1,11 @@
+// L7 target fma: 16x6 tiles (f64 8x6): 12 ymm accumulators + 2 A + 1 B = 15 of 16 ymm registers; 16x4 for skinny outputs.
+#pragma once
+#include "simd/fma.hpp"
+#define GEMMKIT_TOKEN isa_fma::Fma
+#include "dispatch/gemm-inl.hpp"
+
+namespace gemmkit::isa_fma {
+constexpr int kMrReg = 2;
+constexpr int kNr = 6;
+constexpr int kSkinnyNr = 4;  // 0: no narrower tile
+}  // namespace gemmkit::isa_fma

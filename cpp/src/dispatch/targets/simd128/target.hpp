@@ -1,0 +1,27 @@
+// L7 target simd128: 8x4 tiles (f64 4x4): 8 accumulators + 2 A + 1 B = 11
+// live v128 values; V8 gives wasm 15 xmm registers on x64 and spills past
+// that.
+//
+// Selected at compile time: without -msimd128 this target builds the scalar
+// token instead and says so (compiled_with_simd128), so a simd128-pinned
+// module whose flags lost -msimd128 refuses to run rather than silently
+// running scalar code.
+#pragma once
+#if defined(__wasm_simd128__)
+#include "simd/simd128.hpp"
+#define GEMMKIT_TOKEN isa_simd128::Simd128
+#else
+#include "simd/scalar.hpp"
+#define GEMMKIT_TOKEN isa_scalar::Scalar
+#endif
+#include "dispatch/gemm-inl.hpp"
+
+namespace gemmkit::isa_simd128 {
+#if defined(__wasm_simd128__)
+constexpr int kMrReg = 2;
+#else
+constexpr int kMrReg = 4;
+#endif
+constexpr int kNr = 4;
+constexpr int kSkinnyNr = 0;  // no narrower tile
+}  // namespace gemmkit::isa_simd128

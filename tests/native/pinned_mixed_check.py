@@ -1,0 +1,151 @@
+"""Child process of test_native_mixed.py: the mixed-precision and int8
+families of whatever kernels GEMMKIT_REQUIRE_ISA selected, over each
+kernel's own edge set (tile and depth-multiple boundaries).
+
+References are computed here with numpy, independently of gemmkit:
+float16/bfloat16 products in float64 from the (already rounded) inputs, held
+to 8 * k * eps; int8 products exactly in int64 then wrapped to int32; the
+requantization map in float64 (widen, one multiply by the float32 scale,
+round half to even, add the zero point, clamp): bit for bit.
+
+Prints one JSON line: {"info", "cases", "failures", "n_failures",
+"digests"}; "digests" hashes every int8/requant result so the parent can
+prove two pins (VNNI and widening) agree bit for bit.  Exits 0 even when
+cases fail so the parent reports them; a crash exits non-zero.
+"""
+
+import hashlib
+import json
+import sys
+
+import numpy as np
+
+import gemmkit
+
+try:
+    import ml_dtypes
+except ImportError:  # the bfloat16 family is then reported as not checked
+    ml_dtypes = None
+
+EPS = {"float16": 2.0**-10, "bfloat16": 2.0**-7}
+LAYOUTS = ("C", "F", "T", "rev", "step")
+
+
+def layout(x, kind):
+    """The same values under another memory layout (no value changes)."""
+    if kind == "C":
+        return np.ascontiguousarray(x)
+    if kind == "F":
+        return np.asfortranarray(x)
+    if kind == "T":
+        return np.ascontiguousarray(x.T).T
+    if kind == "rev":
+        return np.ascontiguousarray(x[::-1, ::-1])[::-1, ::-1]
+    big = np.zeros((x.shape[0] * 2, x.shape[1] * 3), dtype=x.dtype)
+    big[::2, ::3] = x
+    return big[::2, ::3]
+
+
+def wrap32(x):
+    return ((x.astype(np.int64) + 2**31) % 2**32 - 2**31).astype(np.int64)
+
+
+def requant_reference(acc, scale, zp, lo, hi):
+    t = np.rint(acc.astype(np.float64) * np.asarray(scale, np.float32).astype(np.float64))
+    return np.clip(t + zp, lo, hi).astype(np.int64)
+
+
+def edges(info, dtype):
+    mr, nr, dm = info[dtype]["mr"], info[dtype]["nr"], info[dtype]["depth_multiple"]
+    ms = sorted({1, 2, mr - 1, mr, mr + 1, 2 * mr + 1} - {0})
+    ns = sorted({2, nr - 1, nr, nr + 1, 3 * nr + 1} - {0, 1})
+    ks = sorted({1, dm - 1, dm, dm + 1, 4 * dm + 1, 37, 300} - {0})
+    return ms, ns, ks
+
+
+def main() -> None:
+    info = gemmkit.dispatch_info()
+    rng = np.random.default_rng(7)
+    failures = []
+    cases = 0
+    digests = {}
+    floats = ["float16"] + (["bfloat16"] if ml_dtypes is not None else [])
+    for name in floats:
+        dt = np.float16 if name == "float16" else ml_dtypes.bfloat16
+        ms, ns, ks = edges(info, name)
+        for m in ms:
+            for n in ns:
+                for k in ks:
+                    cases += 1
+                    a = layout(rng.standard_normal((m, k)).astype(dt), LAYOUTS[cases % 5])
+                    b = layout(rng.standard_normal((k, n)).astype(dt), LAYOUTS[(cases // 5) % 5])
+                    c = rng.standard_normal((m, n)).astype(dt)
+                    alpha, beta = (1.0, 0.0) if cases % 3 else (-0.5, 1.5)
+                    a64, b64, c64 = (x.astype(np.float64) for x in (a, b, c))
+                    ref = alpha * (a64 @ b64) + beta * c64
+                    bound = 8 * max(k, 1) * EPS[name] * (
+                        np.abs(alpha) * (np.abs(a64) @ np.abs(b64)) + abs(beta) * np.abs(c64)
+                    ) + 1e-30
+                    for out_dtype in (None, np.float32):
+                        try:
+                            got = gemmkit.gemm(a, b, c, alpha=alpha, beta=beta,
+                                               out_dtype=out_dtype)
+                            want_dtype = np.dtype(dt if out_dtype is None else np.float32)
+                            if got.dtype != want_dtype:
+                                problem = f"result dtype {got.dtype}, expected {want_dtype}"
+                            else:
+                                err = np.abs(got.astype(np.float64) - ref)
+                                bad = np.argwhere(err > bound)
+                                problem = (
+                                    f"{len(bad)} elements outside 8*k*eps, first {bad[0]}: "
+                                    f"got {got[tuple(bad[0])]} want {ref[tuple(bad[0])]}"
+                                    if len(bad) else None
+                                )
+                        except Exception as exc:  # report, keep going
+                            problem = f"raised {type(exc).__name__}: {exc}"
+                        if problem:
+                            failures.append(f"{name} out={out_dtype} m={m} n={n} k={k}: {problem}")
+
+    ms, ns, ks = edges(info, "int8")
+    h_i32, h_rq = hashlib.sha256(), hashlib.sha256()
+    for m in ms:
+        for n in ns:
+            for k in ks:
+                cases += 1
+                lo_a = -128 if cases % 2 else -3
+                a = layout(rng.integers(lo_a, 128, (m, k)).astype(np.int8), LAYOUTS[cases % 5])
+                b = layout(rng.integers(-128, 128, (k, n)).astype(np.int8), LAYOUTS[(cases // 5) % 5])
+                acc = wrap32(a.astype(np.int64) @ b.astype(np.int64))
+                try:
+                    got = gemmkit.gemm(a, b)
+                    h_i32.update(got.tobytes())
+                    problem = None if (got.dtype == np.int32 and np.array_equal(got, acc)) else (
+                        f"int32 mismatch at {np.argwhere(got != acc)[:1].tolist()}")
+                except Exception as exc:
+                    problem = f"raised {type(exc).__name__}: {exc}"
+                if problem:
+                    failures.append(f"int8 m={m} n={n} k={k}: {problem}")
+                for out_dtype, lo, hi in ((np.int8, -128, 127), (np.uint8, 0, 255)):
+                    scale = np.float32(rng.choice([0.5, 0.25, 1 / 64, 3e-3]))
+                    zp = int(rng.integers(lo, hi + 1))
+                    bias = rng.integers(-5000, 5000, m).astype(np.int32)
+                    want = requant_reference(wrap32(acc + bias[:, None]), scale, zp, lo, hi)
+                    try:
+                        got = gemmkit.gemm_requant(a, b, scale=float(scale), zero_point=zp,
+                                                   bias=bias, out_dtype=out_dtype)
+                        h_rq.update(got.tobytes())
+                        problem = None if np.array_equal(got.astype(np.int64), want) else (
+                            f"requant mismatch at {np.argwhere(got != want)[:1].tolist()}")
+                    except Exception as exc:
+                        problem = f"raised {type(exc).__name__}: {exc}"
+                    if problem:
+                        failures.append(f"requant {np.dtype(out_dtype)} m={m} n={n} k={k}: {problem}")
+    digests["int8"] = h_i32.hexdigest()
+    digests["requant"] = h_rq.hexdigest()
+    print(json.dumps({"info": info, "cases": cases, "failures": failures[:20],
+                      "n_failures": len(failures), "digests": digests,
+                      "bfloat16_checked": ml_dtypes is not None}))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

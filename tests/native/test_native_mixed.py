@@ -1,0 +1,148 @@
+"""Native suite for the mixed-precision and int8 families (issue #4).
+
+- Every ISA this machine runs is pinned in a subprocess that checks float16,
+  bfloat16, int8 and requantized outputs over that kernel's edge set
+  (pinned_mixed_check.py) and reports which kernel ran.
+- The VNNI dot kernel is bit-identical to the widening int8 kernel (and so to
+  exact int32 arithmetic): same digests under the avx512vnni and avx512f pins.
+- The deep-K twin (depth slices through an f32/int32 scratch) is byte-identical
+  to the single-panel result for beta in {0, 1}: forced on and off with
+  GEMMKIT_DEEP_KC_BYTES in two processes.
+- Results are bit-identical for one and two threads.
+"""
+
+import json
+
+import numpy as np
+import pytest
+
+from apihelpers import canonical_isa
+from nativehelpers import HERE, clean_env, missing_for, run_json
+
+import gemmkit
+
+PINNED_MIXED = str(HERE / "pinned_mixed_check.py")
+
+# What each pin must run, per family (DESIGN.md, dispatch ladders).
+DOT_ISA = {"int8": "avx512vnni", "bfloat16": "avx512bf16"}
+DEPTH_MULTIPLE = {"avx512vnni": 4, "avx512bf16": 2}
+
+
+def _expected_isa(pin, dtype):
+    if pin in ("avx512vnni", "avx512bf16"):
+        return pin if DOT_ISA.get(dtype) == pin else "avx512f"
+    return pin
+
+
+def _runnable(isa):
+    if isa not in gemmkit.dispatch_info()["compiled_isas"]:
+        return False, f"{isa} is not compiled into this build"
+    missing = missing_for(isa)
+    if missing is None:
+        return False, "cannot read /proc/cpuinfo"
+    if missing:
+        return False, f"this machine lacks {', '.join(missing)}"
+    return True, ""
+
+
+def _pinned(isa):
+    ok, reason = _runnable(isa)
+    if not ok:
+        pytest.skip(f"cannot pin {isa}: {reason} (its refusal is tested in test_native_isa.py)")
+    return run_json([PINNED_MIXED], clean_env(GEMMKIT_REQUIRE_ISA=isa), timeout=600)
+
+
+@pytest.mark.parametrize("isa", ["scalar", "fma", "avx512f", "avx512vnni", "avx512bf16", "neon"])
+def test_pinned_mixed_families(isa):
+    report = _pinned(isa)
+    info = report["info"]
+    assert canonical_isa(info["pin"]) == isa
+    for dtype in ("float16", "bfloat16", "int8"):
+        want = _expected_isa(isa, dtype)
+        assert info[dtype]["isa"] == want, f"pin {isa} ran {info[dtype]['isa']} for {dtype}"
+        assert info[dtype]["depth_multiple"] == DEPTH_MULTIPLE.get(want, 1), info[dtype]
+    assert report["bfloat16_checked"], "ml_dtypes is a test dependency (requirements-test.txt)"
+    assert report["cases"] > 200
+    assert report["n_failures"] == 0, "\n".join(report["failures"])
+
+
+def test_auto_selects_dot_kernels_where_available():
+    info = gemmkit.dispatch_info()
+    for dtype, dot in DOT_ISA.items():
+        if dot in info["available_isas"]:
+            assert info[dtype]["isa"] == dot and info[dtype]["depth_multiple"] == DEPTH_MULTIPLE[dot]
+        else:
+            assert info[dtype]["isa"] == info["float32"]["isa"]
+
+
+def test_vnni_is_bit_identical_to_widening():
+    for isa in ("avx512vnni", "avx512f"):
+        ok, reason = _runnable(isa)
+        if not ok:
+            pytest.skip(f"cannot compare VNNI with widening here: {reason}")
+    vnni = _pinned("avx512vnni")
+    widen = _pinned("avx512f")
+    assert vnni["info"]["int8"]["isa"] == "avx512vnni"
+    assert widen["info"]["int8"]["isa"] == "avx512f"
+    assert vnni["n_failures"] == 0 and widen["n_failures"] == 0
+    assert vnni["digests"] == widen["digests"]
+
+
+TWIN_SCRIPT = """
+import hashlib, json, sys
+import numpy as np, gemmkit, ml_dtypes
+threads = int(sys.argv[1])
+gemmkit.set_num_threads(threads)
+rng = np.random.default_rng(3)
+digest = {}
+for name, dt in (("float16", np.float16), ("bfloat16", ml_dtypes.bfloat16)):
+    for m, n, k in ((67, 29, 2500), (5, 130, 3001)):
+        a = rng.standard_normal((m, k)).astype(dt)
+        b = rng.standard_normal((k, n)).astype(dt)
+        c = rng.standard_normal((m, n)).astype(dt)
+        h = hashlib.sha256()
+        for beta in (0.0, 1.0):
+            h.update(gemmkit.gemm(a, b, c, beta=beta).tobytes())
+            h.update(gemmkit.gemm(np.asfortranarray(a), b, c, beta=beta).tobytes())
+        digest[f"{name} {m}x{n}x{k}"] = h.hexdigest()
+a = rng.integers(-128, 128, (40, 2600)).astype(np.int8)
+b = rng.integers(-128, 128, (2600, 33)).astype(np.int8)
+digest["requant"] = hashlib.sha256(
+    gemmkit.gemm_requant(a, b, scale=1e-4, zero_point=3).tobytes()).hexdigest()
+print(json.dumps(digest))
+"""
+
+
+@pytest.mark.parametrize("isa", ["auto", "avx512f", "scalar"])
+def test_deep_k_twin_is_byte_identical(isa):
+    if isa != "auto":
+        ok, reason = _runnable(isa)
+        if not ok:
+            pytest.skip(f"cannot pin {isa}: {reason}")
+    pin = None if isa == "auto" else isa
+    single = run_json(["-c", TWIN_SCRIPT, "1"],
+                      clean_env(GEMMKIT_REQUIRE_ISA=pin, GEMMKIT_DEEP_KC_BYTES=str(2**60)))
+    twin = run_json(["-c", TWIN_SCRIPT, "1"],
+                    clean_env(GEMMKIT_REQUIRE_ISA=pin, GEMMKIT_DEEP_KC_BYTES="1"))
+    twin2 = run_json(["-c", TWIN_SCRIPT, "2"],
+                     clean_env(GEMMKIT_REQUIRE_ISA=pin, GEMMKIT_DEEP_KC_BYTES="1"))
+    assert single == twin, json.dumps([single, twin], indent=1)
+    assert twin == twin2
+
+
+def test_mixed_results_do_not_depend_on_thread_count():
+    rng = np.random.default_rng(11)
+    a = rng.integers(-128, 128, (300, 257)).astype(np.int8)
+    b = rng.integers(-128, 128, (257, 301)).astype(np.int8)
+    af = rng.standard_normal((300, 257)).astype(np.float16)
+    bf = rng.standard_normal((257, 301)).astype(np.float16)
+    results = []
+    try:
+        for threads in (1, 2):
+            gemmkit.set_num_threads(threads)
+            results.append((gemmkit.gemm(a, b), gemmkit.gemm(af, bf),
+                            gemmkit.gemm_requant(a, b, scale=0.01, zero_point=0)))
+    finally:
+        gemmkit.set_num_threads(0)
+    for x, y in zip(*results):
+        assert x.tobytes() == y.tobytes()
