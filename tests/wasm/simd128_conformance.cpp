@@ -6,11 +6,20 @@
 //
 // load_partial must never touch memory past n lanes: the partial loads read
 // the last bytes of the linear memory, where a full 16-byte load would trap.
+//
+// Then the mixed-precision and int8 vocabulary of the same token, by the
+// shared native body (cpp/tests/conformance/kernel-simd-inl.hpp):
+// SimdOps<Simd128, int32_t> (wrapping), the f16/bf16 widen/narrow seams
+// against scalar/half.hpp (all 65536 narrow patterns, every tie, NaN
+// payloads, 2^21 random f32 patterns), the f32-output twins, the int8 seam
+// and the vector requant_store against scalar::requantize, bit for bit;
+// and the Scalar token's seams, as the wasm scalar build runs them.
 #include <stdio.h>
 #include <string.h>
 
 #include "simd/scalar.hpp"
 #include "simd/simd128.hpp"
+#include "../../cpp/tests/conformance/kernel-simd-inl.hpp"
 
 #if !defined(__wasm_simd128__)
 #error "build this test with -msimd128"
@@ -134,6 +143,20 @@ void run_type() {
   }
 }
 
+// Runs one KernelSimdConformance suite and folds its counts and first
+// failure into this module's.
+template <class Token>
+void run_mixed(bool want_requant_vector, bool requant_reference) {
+  gemmkit::conformance::KernelSimdConformance<Token> suite;
+  suite.run(want_requant_vector);
+  if (requant_reference) suite.run_requant_reference();
+  if (suite.failures != 0 && g_failures == 0) {
+    snprintf(g_first, sizeof g_first, "%s", suite.first_failure);
+  }
+  g_failures += suite.failures;
+  g_checks += int(suite.checks);
+}
+
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) int conformance_run(void) {
@@ -141,6 +164,8 @@ extern "C" __attribute__((visibility("default"))) int conformance_run(void) {
   g_first[0] = 0;
   run_type<float>();
   run_type<double>();
+  run_mixed<Simd128>(/*want_requant_vector=*/true, /*requant_reference=*/false);
+  run_mixed<Scalar>(/*want_requant_vector=*/false, /*requant_reference=*/true);
   return g_failures;
 }
 

@@ -48,6 +48,9 @@ CpuFeatures detect() {
   CpuFeatures f{};
 #if defined(__x86_64__) || defined(__i386__)
   unsigned eax, ebx, ecx, edx;
+  if (__get_cpuid(0, &eax, &ebx, &ecx, &edx)) {
+    f.intel = ebx == 0x756e6547u && edx == 0x49656e69u && ecx == 0x6c65746eu;  // GenuineIntel
+  }
   if (__get_cpuid(1, &eax, &ebx, &ecx, &edx)) {
     const bool osxsave = ecx & (1u << 27);
     f.fma = ecx & (1u << 12);

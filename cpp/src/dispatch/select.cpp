@@ -1,7 +1,8 @@
 // L7 dispatch: the per-type ladders.
 //
-// Auto: bf16 tries avx512bf16 (the vdpbf16ps dot kernel) and int8 tries
-// avx512vnni (vpdpbusd) first; then every type tries avx512f, fma (avx2 +
+// Auto: bf16 tries avx512bf16 (the vdpbf16ps dot kernel; not on Intel cores,
+// where widening to f32 FMAs is faster) and int8 tries avx512vnni (vpdpbusd)
+// first; then every type tries avx512f, fma (avx2 +
 // fma; f16c too, for f16), neon or simd128 where the architecture has them,
 // then scalar.  A pin selects exactly its ISA or fails: avx512vnni pins the
 // int8 dot kernel and avx512bf16 the bf16 one (after checking the pinned
@@ -147,8 +148,11 @@ Selection<L> select_now() {
     }
     found = descriptor_for<L>(p.isa, &s.desc);
   } else {
-    // The dot ISAs lead only the ladder of the type they accelerate.
-    const Isa dot = std::is_same_v<L, bfloat16>      ? Isa::avx512bf16
+    // The dot ISAs lead only the ladder of the type they accelerate, and
+    // vdpbf16ps only where it outruns widening to f32 FMAs (not on Intel
+    // cores, where it issues at half the FMA rate; the pin still selects it).
+    const bool bf16_dot = !cpu_features().intel;
+    const Isa dot = std::is_same_v<L, bfloat16>      ? (bf16_dot ? Isa::avx512bf16 : Isa::count)
                     : std::is_same_v<L, std::int8_t> ? Isa::avx512vnni
                                                      : Isa::count;
     const Isa ladder[] = {dot,       Isa::avx512f, Isa::fma,   Isa::neon,
