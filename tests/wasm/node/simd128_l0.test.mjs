@@ -9,7 +9,7 @@ import { test } from "node:test";
 
 import { REPO, artifact } from "./common.mjs";
 
-test("Simd128 SimdOps match Scalar lane by lane (f32x4, f64x2)", async () => {
+test("Simd128 SimdOps and KernelSimd seams match Scalar lane by lane (f32x4, f64x2, i32x4, f16/bf16, requant)", async () => {
   const file = process.env.GEMMKIT_WASM_CONFORMANCE ??
     path.join(REPO, "build", "wasm", "test", "simd128_conformance.wasm");
   const module = await WebAssembly.compile(readFileSync(artifact(file)));
