@@ -6,7 +6,14 @@ scalar) natively and a simd128 build under Pyodide, behind one API::
     import gemmkit
     c = gemmkit.matmul(a, b)
     gemmkit.gemm(a, b, c, alpha=2.0, beta=1.0, out=c)
+    gemmkit.gemm(a16, b16, out_dtype=numpy.float32)    # float16 in, float32 out
+    q = gemmkit.gemm_requant(a8, b8, scale=0.05, zero_point=-3)
+    packed = gemmkit.prepack_rhs(b)                    # for many products
+    gemmkit.gemm(a, packed)
     gemmkit.dispatch_info()
+
+Element types: float32, float64, float16, bfloat16 (ml_dtypes) and int8
+(int32 results, or int8/uint8 through gemm_requant).
 """
 
 from __future__ import annotations
@@ -15,11 +22,14 @@ from ._api import (
     available_isas,
     dispatch_info,
     gemm,
+    gemm_requant,
     get_num_threads,
     matmul,
+    prepack_rhs,
     set_num_threads,
 )
 from ._backend import backend as _backend
+from ._packed import PackedRhs
 from ._errors import (
     ArgumentError,
     DTypeError,
@@ -37,6 +47,9 @@ __version__ = _backend.version()
 __all__ = [
     "gemm",
     "matmul",
+    "gemm_requant",
+    "prepack_rhs",
+    "PackedRhs",
     "dispatch_info",
     "available_isas",
     "set_num_threads",

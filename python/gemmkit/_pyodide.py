@@ -13,12 +13,21 @@ GEMM call (and ``dispatch_info()``) raises :class:`IsaError` with
 
 Operands are never copied: each one is exported with ``PyObject_GetBuffer``
 (numpy arrays, ``memoryview``, ``bytearray``, read-only buffers alike) and its
-address and strides go straight to ``gemmkit_sgemm``/``gemmkit_dgemm``.
+address and strides go straight to the C ABI (``gemmkit_sgemm``/``_dgemm``
+for the float32/float64 short path, ``gemmkit_gemm`` and friends for every
+element type).  Buffer formats: ``'f'`` float32, ``'d'`` float64, ``'e'``
+float16, ``'b'`` int8, ``'i'`` (or a 4-byte ``'l'``) int32, ``'B'`` uint8.
+bfloat16 has no buffer format: it is read from numpy arrays of
+``ml_dtypes.bfloat16`` (exported without a format), which needs numpy and
+ml_dtypes inside Pyodide; without them no bfloat16 operand can exist.
 
 Results: a numpy array when numpy is importable; otherwise a C-contiguous
-``memoryview`` of shape (m, n) and format ``'f'`` or ``'d'`` over a fresh
-``bytearray`` (for n == 0 a ctypes-backed view of the same shape, since
-``memoryview.cast`` refuses a zero in the shape).
+``memoryview`` of shape (m, n) over a fresh ``bytearray`` (for n == 0 a
+ctypes-backed view of the same shape, since ``memoryview.cast`` refuses a
+zero in the shape).
+
+A packed right-hand side is a ``gemmkit_packed_rhs*`` owned by a
+``_PackedHandle``, freed from its ``__del__`` by the library that made it.
 """
 
 from __future__ import annotations
@@ -28,7 +37,9 @@ import json
 import os
 from typing import Any
 
+from . import _dtypes
 from ._errors import (
+    ArgumentError,
     DTypeError,
     IsaError,
     LayoutError,
@@ -107,22 +118,31 @@ _release_buffer = ctypes.pythonapi.PyBuffer_Release
 _release_buffer.argtypes = [ctypes.POINTER(_PyBuffer)]
 _release_buffer.restype = None
 
-# struct-module format -> element type name; native byte order only.
-_FORMATS = {"f": "float32", "<f": "float32", "=f": "float32", "@f": "float32",
-            "d": "float64", "<d": "float64", "=d": "float64", "@d": "float64"}
+_SUPPORTED_FORMATS = ("float32 ('f'), float64 ('d'), float16 ('e'), int8 ('b'), "
+                      "int32 ('i'), uint8 ('B'); bfloat16 as an ml_dtypes numpy array")
 
 
 class _View:
     """One exported operand: address of element (0, 0) and element strides.
-    Holds the buffer (and so the exporter's memory) until released."""
+    Holds the buffer (and so the exporter's memory) until released.
+
+    ``dtype``: the element type the caller expects (checked), or None to
+    take the buffer's own.  bfloat16 is exported without a format (numpy
+    cannot describe it in one) after its dtype was checked by identity."""
 
     __slots__ = ("name", "buf", "dtype", "shape", "strides", "ptr", "_held")
 
-    def __init__(self, name: str, obj: Any, writable: bool) -> None:
+    def __init__(self, name: str, obj: Any, writable: bool, dtype: str | None = None,
+                 ndim: int = 2) -> None:
         self.name = name
         self.buf = _PyBuffer()
         self._held = False
-        flags = _PyBUF_STRIDES | _PyBUF_FORMAT
+        bf16 = dtype == "bfloat16"
+        if bf16 and _dtypes.operand_dtype(obj) != "bfloat16":
+            raise DTypeError(
+                f"gemmkit: dtype mismatch: {name} is {_dtypes.describe(obj)} but this "
+                "call needs bfloat16 (gemmkit does not convert; cast explicitly)")
+        flags = _PyBUF_STRIDES if bf16 else _PyBUF_STRIDES | _PyBUF_FORMAT
         if writable:
             flags |= _PyBUF_WRITABLE
         try:
@@ -138,38 +158,89 @@ class _View:
                 f"object, got {type(obj).__name__}") from None
         self._held = True
         try:
-            self._describe()
+            self._describe(bf16, dtype, ndim)
         except BaseException:
             self.release()
             raise
 
-    def _describe(self) -> None:
+    def _describe(self, bf16: bool, expect: str | None, ndim: int) -> None:
         b, name = self.buf, self.name
-        fmt = (b.format or b"B").decode("ascii")
-        self.dtype = _FORMATS.get(fmt)
+        if bf16:
+            self.dtype = "bfloat16" if b.itemsize == 2 else None
+            fmt = "bfloat16"
+        else:
+            fmt = (b.format or b"B").decode("ascii")
+            self.dtype = _dtypes.format_dtype_name(fmt, b.itemsize)
         if self.dtype is None:
             raise DTypeError(
                 f"gemmkit: {name} has element format {fmt!r}; the Pyodide "
-                "build supports float32 ('f') and float64 ('d')")
-        if b.ndim != 2:
-            raise ShapeError(f"gemmkit: {name} must be 2-D, got ndim={b.ndim}")
+                f"build supports {_SUPPORTED_FORMATS}")
+        if expect is not None and self.dtype != expect:
+            raise DTypeError(
+                f"gemmkit: dtype mismatch: {name} is {self.dtype} but this call "
+                f"needs {expect} (gemmkit does not convert; cast explicitly)")
+        if b.ndim != ndim:
+            raise ShapeError(f"gemmkit: {name} must be {ndim}-D, got ndim={b.ndim}")
         if b.suboffsets:
             raise LayoutError(f"gemmkit: {name} uses suboffsets (indirect "
                               "buffers are not supported)")
-        self.shape = (b.shape[0], b.shape[1])
-        byte_strides = (b.strides[0], b.strides[1])
+        self.shape = tuple(b.shape[i] for i in range(ndim))
+        byte_strides = tuple(b.strides[i] for i in range(ndim))
         if any(s % b.itemsize for s in byte_strides):
             raise LayoutError(
                 f"gemmkit: {name} has strides {byte_strides} bytes, not a "
                 f"multiple of its element size {b.itemsize}")
-        self.strides = (byte_strides[0] // b.itemsize,
-                        byte_strides[1] // b.itemsize)
+        self.strides = tuple(s // b.itemsize for s in byte_strides)
         self.ptr = b.buf or 0
 
     def release(self) -> None:
         if self._held:
             self._held = False
             _release_buffer(ctypes.byref(self.buf))
+
+
+def _byte_span(obj: Any) -> tuple[int, int] | None:
+    """[lo, hi) bytes a buffer's elements occupy, or None when empty."""
+    buf = _PyBuffer()
+    try:
+        _get_buffer(obj, ctypes.byref(buf), _PyBUF_STRIDES)
+    except (BufferError, ValueError, TypeError):
+        return None
+    try:
+        lo = hi = buf.buf or 0
+        for i in range(buf.ndim):
+            extent = buf.shape[i]
+            if extent == 0:
+                return None
+            step = (extent - 1) * buf.strides[i]
+            lo, hi = (lo + step, hi) if step < 0 else (lo, hi + step)
+        return lo, hi + buf.itemsize
+    finally:
+        _release_buffer(ctypes.byref(buf))
+
+
+def may_share_memory(x: Any, y: Any) -> bool:
+    """True when the memory ranges of two buffers intersect (the bounds
+    test the C++ core applies to out and its inputs)."""
+    sx, sy = _byte_span(x), _byte_span(y)
+    return sx is not None and sy is not None and sx[0] < sy[1] and sy[0] < sx[1]
+
+
+class _PackedHandle:
+    """Owns one ``gemmkit_packed_rhs*`` of ``lib``; freed with the handle."""
+
+    __slots__ = ("lib", "ptr", "dtype", "k", "n", "__weakref__")
+
+    def __init__(self, lib: Library, ptr: int, dtype: str, k: int, n: int) -> None:
+        self.lib, self.ptr, self.dtype, self.k, self.n = lib, ptr, dtype, k, n
+
+    def __del__(self) -> None:
+        ptr, self.ptr = self.ptr, None
+        if ptr:
+            try:
+                self.lib._abi("gemmkit_packed_rhs_free")(ptr)
+            except Exception:  # interpreter shutdown: the module may be gone
+                pass
 
 
 # --------------------------------------------------------------------------
@@ -179,6 +250,27 @@ class _View:
 _size = ctypes.c_size_t
 _idx = ctypes.c_ssize_t
 _ptr = ctypes.c_void_p
+
+
+_int = ctypes.c_int
+_dbl = ctypes.c_double
+# argtypes and restype of the generic C ABI entries (gemmkit.h).
+_SIGNATURES = {
+    "gemmkit_gemm": ([_int, _int, _size, _size, _size, _dbl, _ptr, _idx, _idx,
+                      _ptr, _idx, _idx, _dbl, _ptr, _idx, _idx, _ptr, _idx, _idx], _int),
+    "gemmkit_gemm_packed": ([_int, _size, _dbl, _ptr, _idx, _idx, _ptr, _dbl,
+                             _ptr, _idx, _idx, _ptr, _idx, _idx], _int),
+    "gemmkit_gemm_requant": ([_int, _size, _size, _size, _ptr, _idx, _idx, _ptr, _idx, _idx,
+                              _int, _ptr, _idx, _int, _int, _ptr, _idx,
+                              _ptr, _idx, _idx], _int),
+    "gemmkit_gemm_requant_packed": ([_int, _size, _ptr, _idx, _idx, _ptr,
+                                     _int, _ptr, _idx, _int, _int, _ptr, _idx,
+                                     _ptr, _idx, _idx], _int),
+    "gemmkit_prepack_rhs": ([_int, _size, _size, _ptr, _idx, _idx,
+                             ctypes.POINTER(ctypes.c_void_p)], _int),
+    "gemmkit_packed_rhs_free": ([_ptr], None),
+    "gemmkit_packed_rhs_describe": ([_ptr], ctypes.c_char_p),
+}
 
 
 class Library:
@@ -207,8 +299,19 @@ class Library:
         lib.gemmkit_get_num_threads.restype = _size
         self._lib = lib
         self._fns = {"float32": lib.gemmkit_sgemm, "float64": lib.gemmkit_dgemm}
+        self._generic: dict[str, Any] = {}
         self.version = lib.gemmkit_version().decode()
         self.abi_version = int(lib.gemmkit_abi_version())
+
+    def _abi(self, name: str) -> Any:
+        """A C ABI entry of the generic family, bound on first use (so that
+        the float32/float64 paths of a module without them still work)."""
+        fn = self._generic.get(name)
+        if fn is None:
+            fn = getattr(self._lib, name)
+            fn.argtypes, fn.restype = _SIGNATURES[name]
+            self._generic[name] = fn
+        return fn
 
     def last_error(self) -> str:
         return (self._lib.gemmkit_last_error() or b"").decode("utf-8", "replace")
@@ -220,10 +323,16 @@ class Library:
 
     def gemm2d(self, a: Any, b: Any, c: Any, alpha: float, beta: float,
                out: Any) -> Any:
+        """float32/float64 only (gemmkit_sgemm / gemmkit_dgemm)."""
         views: list[_View] = []
         try:
             va = _View("a", a, False)
             views.append(va)
+            if va.dtype not in self._fns:
+                fmt = (va.buf.format or b"B").decode("ascii")
+                raise DTypeError(
+                    f"gemmkit: a is {va.dtype} (element format {fmt!r}); this path "
+                    "takes float32 and float64 only (gemm() takes every type)")
             vb = _View("b", b, False)
             views.append(vb)
             m, k = va.shape
@@ -231,8 +340,8 @@ class Library:
             _check_shapes(va.shape, vb.shape, c, out)
             if vb.dtype != va.dtype:
                 raise DTypeError(
-                    f"gemmkit: a is {va.dtype} and b is {vb.dtype}: all "
-                    "operands must have the same element type")
+                    f"gemmkit: dtype mismatch: a is {va.dtype} but b is {vb.dtype} "
+                    "(gemmkit does not convert; cast explicitly)")
             vc = None
             if c is not None:
                 vc = _View("c", c, False)
@@ -255,6 +364,126 @@ class Library:
         finally:
             for v in views:
                 v.release()
+
+    def _own(self, packed: _PackedHandle) -> None:
+        if packed.lib is not self:
+            raise ArgumentError(
+                "gemmkit: the packed operand was made by another loaded gemmkit "
+                "module; prepack_rhs(b) again with this one")
+
+    def gemm_typed(self, in_dtype: str, out_dtype: str, a: Any, b: Any, c: Any,
+                   alpha: float, beta: float, out: Any) -> Any:
+        """Any supported (input, output) pair (gemmkit_gemm); ``b`` may be a
+        _PackedHandle (gemmkit_gemm_packed); ``out`` is required."""
+        views: list[_View] = []
+        try:
+            va = _View("a", a, False, in_dtype)
+            views.append(va)
+            packed = b if isinstance(b, _PackedHandle) else None
+            if packed is not None:
+                self._own(packed)
+                if packed.dtype != in_dtype:
+                    raise DTypeError(
+                        f"gemmkit: dtype mismatch: a is {in_dtype} but the packed b "
+                        f"holds {packed.dtype}")
+                b_shape = (packed.k, packed.n)
+            else:
+                vb = _View("b", b, False, in_dtype)
+                views.append(vb)
+                b_shape = vb.shape
+            _check_shapes(va.shape, b_shape, c, out)
+            m, k = va.shape
+            n = b_shape[1]
+            vc = None
+            if c is not None:
+                vc = _View("c", c, False, out_dtype)
+                views.append(vc)
+                _expect(vc, out_dtype, m, n)
+            vo = _View("out", out, True, out_dtype)
+            views.append(vo)
+            _expect(vo, out_dtype, m, n)
+            c_args = ((vc.ptr, vc.strides[0], vc.strides[1]) if vc else (None, 0, 0))
+            o_args = (vo.ptr, vo.strides[0], vo.strides[1])
+            code_out = _dtypes.CODES[out_dtype]
+            if packed is not None:
+                status = self._abi("gemmkit_gemm_packed")(
+                    code_out, m, alpha, va.ptr, va.strides[0], va.strides[1],
+                    packed.ptr, beta, *c_args, *o_args)
+            else:
+                status = self._abi("gemmkit_gemm")(
+                    _dtypes.CODES[in_dtype], code_out, m, n, k, alpha,
+                    va.ptr, va.strides[0], va.strides[1],
+                    vb.ptr, vb.strides[0], vb.strides[1], beta, *c_args, *o_args)
+            self.check(status)
+            return out
+        finally:
+            for v in views:
+                v.release()
+
+    def gemm_requant(self, out_dtype: str, a: Any, b: Any, scale_kind: int, scale: Any,
+                     zero_point: int, bias_kind: int, bias: Any, out: Any) -> Any:
+        """Requantized int8 product into ``out`` (gemmkit_gemm_requant, or
+        its _packed twin when ``b`` is a _PackedHandle)."""
+        views: list[_View] = []
+        try:
+            va = _View("a", a, False, "int8")
+            views.append(va)
+            packed = b if isinstance(b, _PackedHandle) else None
+            if packed is not None:
+                self._own(packed)
+                b_shape = (packed.k, packed.n)
+            else:
+                vb = _View("b", b, False, "int8")
+                views.append(vb)
+                b_shape = vb.shape
+            _check_shapes(va.shape, b_shape, None, out)
+            m, k = va.shape
+            n = b_shape[1]
+            vo = _View("out", out, True, out_dtype)
+            views.append(vo)
+            _expect(vo, out_dtype, m, n)
+            vs = _View("scale", scale, False, "float32", ndim=1)
+            views.append(vs)
+            vbias = None
+            if bias is not None:
+                vbias = _View("bias", bias, False, "int32", ndim=1)
+                views.append(vbias)
+            tail = (scale_kind, vs.ptr, vs.strides[0], zero_point, bias_kind,
+                    vbias.ptr if vbias else None, vbias.strides[0] if vbias else 0,
+                    vo.ptr, vo.strides[0], vo.strides[1])
+            code_out = _dtypes.CODES[out_dtype]
+            if packed is not None:
+                if packed.dtype != "int8":
+                    raise DTypeError(
+                        "gemmkit: gemm_requant needs an int8 packed operand, but the "
+                        f"packed b holds {packed.dtype}")
+                status = self._abi("gemmkit_gemm_requant_packed")(
+                    code_out, m, va.ptr, va.strides[0], va.strides[1], packed.ptr, *tail)
+            else:
+                status = self._abi("gemmkit_gemm_requant")(
+                    code_out, m, n, k, va.ptr, va.strides[0], va.strides[1],
+                    vb.ptr, vb.strides[0], vb.strides[1], *tail)
+            self.check(status)
+            return out
+        finally:
+            for v in views:
+                v.release()
+
+    def prepack_rhs(self, in_dtype: str, b: Any) -> tuple[_PackedHandle, dict[str, Any]]:
+        """(handle, info) for a packed copy of ``b`` (gemmkit_prepack_rhs)."""
+        vb = _View("b", b, False, in_dtype)
+        try:
+            k, n = vb.shape
+            ptr = ctypes.c_void_p()
+            status = self._abi("gemmkit_prepack_rhs")(
+                _dtypes.CODES[in_dtype], k, n, vb.ptr, vb.strides[0], vb.strides[1],
+                ctypes.byref(ptr))
+        finally:
+            vb.release()
+        self.check(status)
+        handle = _PackedHandle(self, ptr.value, in_dtype, k, n)
+        info = json.loads(self._abi("gemmkit_packed_rhs_describe")(ptr.value).decode())
+        return handle, info
 
     def dispatch_info(self) -> dict[str, Any]:
         raw = self._lib.gemmkit_dispatch_info_json()
@@ -298,8 +527,8 @@ def _check_shapes(a_shape: tuple, b_shape: tuple, c: Any, out: Any) -> None:
 def _expect(view: _View, dtype: str, m: int, n: int) -> None:
     if view.dtype != dtype:
         raise DTypeError(
-            f"gemmkit: {view.name} is {view.dtype} but a is {dtype}: all "
-            "operands must have the same element type")
+            f"gemmkit: dtype mismatch: the result is {dtype} but {view.name} is "
+            f"{view.dtype} (gemmkit does not convert; cast explicitly)")
     if view.shape != (m, n):
         raise ShapeError(
             f"gemmkit: {view.name} is {view.shape[0]}x{view.shape[1]}, "
@@ -332,13 +561,7 @@ def _new_result(dtype: str, m: int, n: int) -> Any:
     np = _np()
     if np is not None:
         return np.empty((m, n), dtype=dtype)
-    code, size = ("f", 4) if dtype == "float32" else ("d", 8)
-    if n == 0:
-        ctype = ctypes.c_float if code == "f" else ctypes.c_double
-        return memoryview((ctype * 0 * m)())
-    if m == 0:
-        return memoryview(bytearray(n * size)).cast(code, (1, n))[0:0]
-    return memoryview(bytearray(m * n * size)).cast(code, (m, n))
+    return _dtypes.buffer_result(dtype, m, n)
 
 
 # --------------------------------------------------------------------------
@@ -386,6 +609,21 @@ def gemm2d(a: Any, b: Any, c: Any, alpha: float, beta: float, out: Any) -> Any:
     return _library().gemm2d(a, b, c, alpha, beta, out)
 
 
+def gemm_typed(in_dtype: str, out_dtype: str, a: Any, b: Any, c: Any, alpha: float,
+               beta: float, out: Any) -> Any:
+    return _library().gemm_typed(in_dtype, out_dtype, a, b, c, alpha, beta, out)
+
+
+def gemm_requant(out_dtype: str, a: Any, b: Any, scale_kind: int, scale: Any,
+                 zero_point: int, bias_kind: int, bias: Any, out: Any) -> Any:
+    return _library().gemm_requant(out_dtype, a, b, scale_kind, scale, zero_point,
+                                   bias_kind, bias, out)
+
+
+def prepack_rhs(in_dtype: str, b: Any) -> tuple[_PackedHandle, dict[str, Any]]:
+    return _library().prepack_rhs(in_dtype, b)
+
+
 def dispatch_info() -> dict[str, Any]:
     return _library().dispatch_info()
 
@@ -410,7 +648,11 @@ __all__ = [
     "available_isas",
     "dispatch_info",
     "gemm2d",
+    "gemm_requant",
+    "gemm_typed",
     "get_num_threads",
+    "may_share_memory",
+    "prepack_rhs",
     "set_num_threads",
     "simd128_supported",
     "version",

@@ -238,6 +238,9 @@ def assert_gemm_close(got, a, b, c=None, alpha=1.0, beta=0.0):
 # poisons its result.
 
 LAYOUTS = ("C", "F", "T", "rev_rows", "rev_both", "step", "pad", "neg_T", "readonly")
+# Fill of unused memory around integer operands: a kernel reading it would
+# add a visible, non-zero term.
+POISON_INT = 77
 
 
 def next_prime(n: int) -> int:
@@ -250,12 +253,16 @@ def next_prime(n: int) -> int:
     return p
 
 
-def np_layout(values, layout: str):
-    """A new array or view with ``layout`` holding a copy of ``values`` (2-D)."""
+def np_layout(values, layout: str, fill=None):
+    """A new array or view with ``layout`` holding a copy of ``values`` (2-D).
+
+    Unused memory of the padded and strided layouts holds ``fill`` (NaN by
+    default; integer types need an integer, e.g. POISON_INT)."""
     import numpy as np
 
     r, c = values.shape
     dt = values.dtype
+    nan = np.nan if fill is None else fill
     # Every layout is a fresh copy: a view of ``values`` itself would let an
     # in-place test overwrite its own reference data.
     if layout == "C":
@@ -265,15 +272,15 @@ def np_layout(values, layout: str):
     elif layout == "T":
         v = np.array(values.T, order="C", copy=True).T
     elif layout == "rev_rows":
-        v = np.full((r, c), np.nan, dt)[::-1]
+        v = np.full((r, c), nan, dt)[::-1]
     elif layout == "rev_both":
-        v = np.full((r, c), np.nan, dt)[::-1, ::-1]
+        v = np.full((r, c), nan, dt)[::-1, ::-1]
     elif layout == "step":
-        v = np.full((2 * r + 1, 3 * c + 2), np.nan, dt)[1::2, 2::3][:r, :c]
+        v = np.full((2 * r + 1, 3 * c + 2), nan, dt)[1::2, 2::3][:r, :c]
     elif layout == "pad":
-        v = np.full((r, next_prime(c + 1)), np.nan, dt)[:, :c]
+        v = np.full((r, next_prime(c + 1)), nan, dt)[:, :c]
     elif layout == "neg_T":
-        v = np.full((c, r), np.nan, dt).T[::-1]
+        v = np.full((c, r), nan, dt).T[::-1]
     elif layout == "readonly":
         v = np.array(values, order="C")
         v.setflags(write=False)
@@ -331,6 +338,7 @@ class Canaried:
             raise ValueError(layout)
         window = self.buf[self.idx]
         self.view = window.T if transpose else window
+        self.fill_value = fill
         assert self.view.shape == (m, n), (self.view.shape, (m, n))
 
     def fill(self, values):
@@ -342,9 +350,292 @@ class Canaried:
 
         mask = np.ones(self.buf.shape, dtype=bool)
         mask[self.idx] = False
-        outside = self.buf[mask]
-        if np.all(np.isnan(outside)):
+        fill = self.fill_value
+        if isinstance(fill, float) and fill != fill:  # NaN canaries
+            intact = np.isnan(self.buf.astype(np.float64))
+        else:
+            intact = self.buf == fill
+        if np.all(intact[mask]):
             return None
-        bad = np.argwhere(mask & ~np.isnan(self.buf))
+        bad = np.argwhere(mask & ~intact)
         return (f"{len(bad)} canaries outside the output window were overwritten, "
                 f"first at {tuple(bad[0])}")
+
+
+# --------------------------------------------------------------------------
+# Mixed precision and int8 (issue #4): float16, bfloat16, int8 and the
+# requantized outputs.  numpy and ml_dtypes are imported when called.
+
+NARROW = ("float16", "bfloat16")
+INT8 = "int8"
+NEW_DTYPES = NARROW + (INT8,)
+ALL_DTYPES = DTYPES + NEW_DTYPES
+# Machine epsilon of the narrow types (2^(1 - precision)): the design's gate.
+NARROW_EPS = {"float16": 2.0**-10, "bfloat16": 2.0**-7}
+# Smallest subnormal of each output type (a rounding there is absolute).
+NARROW_TINY = {"float16": 2.0**-24, "bfloat16": 2.0**-133}
+# The ISA that accelerates one type with a dot kernel (first on its ladder,
+# and what its pin selects), and that kernel's depth multiple.
+DOT_ISA = {"bfloat16": ("avx512bf16", 2), "int8": ("avx512vnni", 4)}
+# Depth multiples other than 1 (kDepthMultiple of cpp/src/kernel/dot_*.hpp):
+# the dot kernels above, and int8's i16-pair dot on the ISAs without a byte
+# dot product (pmaddwd, i32x4.dot_i16x8_s).
+DEPTH_MULTIPLE = {("bfloat16", "avx512bf16"): 2, ("int8", "avx512vnni"): 4,
+                  ("int8", "fma"): 2, ("int8", "simd128"): 2}
+KERNEL_WORD = {"float32": "f32", "float64": "f64", "float16": "f16", "bfloat16": "bf16",
+               "int8": "int8"}
+ML_DTYPES_SKIP = "ml_dtypes is not installed (bfloat16 arrays need it)"
+INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
+
+
+def geometry(dtype: str, isa: str) -> tuple[int, int]:
+    """(mr, nr) the design gives ``dtype`` on ``isa``: float16, bfloat16 and
+    int8 share float32's tiles; the dot kernels are 32 x 12."""
+    if dtype in DTYPES:
+        return GEOMETRY[(dtype, isa)]
+    if isa in ("avx512bf16", "avx512vnni"):
+        return (32, 12)
+    return GEOMETRY[("float32", isa)]
+
+
+def expected_isa(dtype: str, pin_isa: str) -> str:
+    """The ISA ``dtype`` runs on under a pin (canonical name): a dot ISA
+    pins its own type's dot kernel and the plain AVX-512F kernels of every
+    other type."""
+    dot = DOT_ISA.get(dtype, (None,))[0]
+    if pin_isa in ("avx512vnni", "avx512bf16"):
+        return pin_isa if pin_isa == dot else "avx512f"
+    return pin_isa
+
+
+def depth_multiple(dtype: str, isa: str) -> int:
+    return DEPTH_MULTIPLE.get((dtype, isa), 1)
+
+
+def np_dtype(name: str):
+    """The numpy dtype of a gemmkit type name (bfloat16: ml_dtypes')."""
+    import numpy as np
+
+    if name == "bfloat16":
+        import ml_dtypes
+
+        return np.dtype(ml_dtypes.bfloat16)
+    return np.dtype(name)
+
+
+def f32(x: float) -> float:
+    """x rounded to float32 (the accumulator of float16/bfloat16 products)."""
+    return struct.unpack("f", struct.pack("f", x))[0]
+
+
+def wrap32(x):
+    """Integers (Python or numpy int64, any shape) reduced to int32 modulo
+    2**32, as signed values."""
+    if isinstance(x, int):
+        return (x + 2**31) % 2**32 - 2**31
+    import numpy as np
+
+    x = np.asarray(x, dtype=np.int64)
+    return ((x + 2**31) % 2**32 - 2**31).astype(np.int64)
+
+
+def np_int8_reference(a, b, c=None, alpha=1, beta=0):
+    """alpha * A @ B + beta * C in int64, reduced mod 2**32 (int32 wraps):
+    int64 arithmetic that overflows wraps mod 2**64, a multiple of 2**32, so
+    the reduced value is exact whatever the magnitudes."""
+    import numpy as np
+
+    acc = np.matmul(a.astype(np.int64), b.astype(np.int64))
+    ref = np.int64(alpha) * acc
+    if c is not None and beta != 0:
+        ref = ref + np.int64(beta) * c.astype(np.int64)
+    return wrap32(ref)
+
+
+def assert_int8_exact(got, a, b, c=None, alpha=1, beta=0):
+    import numpy as np
+
+    ref = np_int8_reference(a, b, c, alpha, beta)
+    got = np.asarray(got)
+    assert got.dtype == np.int32, got.dtype
+    assert got.shape == ref.shape, (got.shape, ref.shape)
+    bad = np.argwhere(got.astype(np.int64) != ref)
+    assert bad.size == 0, (
+        f"{len(bad)} of {got.size} int8 results differ; first at {tuple(bad[0])}: "
+        f"got {got[tuple(bad[0])]}, expected {ref[tuple(bad[0])]}"
+    )
+
+
+def np_check_narrow(got, a, b, c=None, alpha=1.0, beta=0.0):
+    """None if a float16/bfloat16 product (or its float32-output twin) passes,
+    else a message.
+
+    Reference: float64 from the (already rounded) inputs, alpha and beta
+    rounded to float32 as gemmkit uses them.  Two gates:
+
+    - the design's normwise gate, ||got - ref||_F <= 8 * max(k, 1) * eps *
+      (|alpha| ||A||_F ||B||_F + |beta| ||C||_F) with eps 2^-10 (float16) or
+      2^-7 (bfloat16);
+    - elementwise, the float32 accumulation bound of the suite's formula plus
+      one rounding to the output type: |got - ref| <= TOL_C * (k + 2) *
+      (2^-24 * mag + 2^-149) + eps_out * |ref| + tiny_out, where eps_out and
+      tiny_out are 0 for a float32 output.  A dropped or doubled term is of
+      the size of |a||b| and fails this one even where the normwise gate,
+      loose by design, would not see it.
+    """
+    import numpy as np
+
+    in_name = str(a.dtype)  # ml_dtypes' bfloat16 prints as "bfloat16"
+    eps = NARROW_EPS[in_name]
+    got = np.asarray(got)
+    out_name = str(got.dtype)
+    al, be = f32(alpha), f32(beta)
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    k = a.shape[-1]
+    ref = al * (a64 @ b64)
+    mag = abs(al) * (np.abs(a64) @ np.abs(b64))
+    cnorm = 0.0
+    if c is not None and beta != 0:
+        c64 = c.astype(np.float64)
+        ref = ref + be * c64
+        mag = mag + abs(be) * np.abs(c64)
+        cnorm = float(np.linalg.norm(c64))
+    if got.shape != ref.shape:
+        return f"result shape {got.shape} != expected {ref.shape}"
+    if got.size == 0:
+        return None
+    with np.errstate(invalid="ignore", over="ignore"):
+        err = np.abs(got.astype(np.float64) - ref)
+    frob = float(np.linalg.norm(err))
+    gate = 8 * max(k, 1) * eps * (abs(al) * float(np.linalg.norm(a64)) * float(np.linalg.norm(b64))
+                                  + abs(be) * cnorm)
+    if not frob <= gate:  # NaN fails too
+        return f"normwise error {frob:.3g} exceeds 8*k*eps*(|A||B| + |beta||C|) = {gate:.3g}"
+    narrow_out = out_name in NARROW
+    tol = TOL_C * (k + 2) * (2.0**-24 * mag + 2.0**-149)
+    if narrow_out:
+        tol = tol + NARROW_EPS[out_name] * np.abs(ref) + NARROW_TINY[out_name]
+    ok = err <= tol
+    if np.all(ok):
+        return None
+    bad = np.argwhere(~ok)
+    idx = tuple(int(v) for v in bad[0])
+    return (f"{len(bad)} of {got.size} elements out of tolerance; first at {idx}: got "
+            f"{float(got[idx])!r}, expected {float(ref[idx])!r}, tolerance {float(tol[idx]):.3g}"
+            f" (k={k}, {in_name} -> {out_name})")
+
+
+def assert_narrow_close(got, a, b, c=None, alpha=1.0, beta=0.0):
+    msg = np_check_narrow(got, a, b, c, alpha, beta)
+    assert msg is None, msg
+
+
+def exact_scale_parts(scale: float) -> tuple[int, int]:
+    """(p, s) with scale == p / 2**s exactly (scale is a float32 value)."""
+    p, q = float(scale).as_integer_ratio()
+    s = q.bit_length() - 1
+    assert q == 1 << s
+    return p, s
+
+
+def round_half_even_ratio(num: int, s: int) -> int:
+    """round(num / 2**s), ties to even, in exact integer arithmetic."""
+    if s == 0:
+        return num
+    floor = num >> s  # floor division, negative numbers included
+    rem = num - (floor << s)
+    half = 1 << (s - 1)
+    if rem > half or (rem == half and floor & 1):
+        return floor + 1
+    return floor
+
+
+def requant_exact(v: int, scale: float, zero_point: int, lo: int, hi: int) -> int:
+    """The requantization map of one value, exactly: v is acc + bias after
+    int32 wrapping, scale the float32 value actually used (exact as a binary
+    fraction); clamp(zero_point + round_half_even(scale * v), lo, hi)."""
+    p, s = exact_scale_parts(scale)
+    t = round_half_even_ratio(v * p, s)
+    return min(max(zero_point + t, lo), hi)
+
+
+def np_requant_reference(a, b, scale, zero_point, bias=None, out_dtype="int8"):
+    """Independent reference of gemm_requant in exact integer arithmetic.
+
+    ``scale``: a number, or per-row (m,) / (m, 1) or per-column (1, n)
+    values; ``bias``: None or int values shaped the same way.  Returns int64
+    values (m, n).  Vectorized where v * p fits int64, else per element in
+    Python integers."""
+    import numpy as np
+
+    lo, hi = {"int8": (-128, 127), "uint8": (0, 255)}[out_dtype]
+    acc = wrap32(np.matmul(a.astype(np.int64), b.astype(np.int64)))
+    m, n = acc.shape
+    if bias is not None:
+        bias = np.asarray(bias, dtype=np.int64)
+        acc = wrap32(acc + (bias.reshape(m, 1) if bias.ndim == 1 else bias))
+    sc = np.asarray(scale, dtype=np.float32)
+    sc = np.broadcast_to(sc.reshape(m, 1) if sc.ndim == 1 else sc, (m, n))
+    out = np.empty((m, n), dtype=np.int64)
+    for value in np.unique(sc):
+        mask = sc == value
+        p, s = exact_scale_parts(float(value))
+        v = acc[mask]
+        if p.bit_length() + 32 <= 62 and s <= 62:
+            num = v * np.int64(p)
+            floor = num >> np.int64(s)
+            rem = num - (floor << np.int64(s))
+            if s == 0:
+                t = num
+            else:
+                half = np.int64(1) << np.int64(s - 1)
+                t = floor + ((rem > half) | ((rem == half) & ((floor & 1) == 1)))
+            out[mask] = np.clip(t + zero_point, lo, hi)
+        else:
+            out[mask] = [requant_exact(int(x), float(value), zero_point, lo, hi) for x in v]
+    return out
+
+
+def assert_requant_exact(got, a, b, scale, zero_point, bias=None, out_dtype="int8"):
+    import numpy as np
+
+    ref = np_requant_reference(a, b, scale, zero_point, bias, out_dtype)
+    got = np.asarray(got)
+    assert got.dtype == np.dtype(out_dtype), got.dtype
+    bad = np.argwhere(got.astype(np.int64) != ref)
+    assert bad.size == 0, (
+        f"{len(bad)} of {got.size} requantized values differ; first at {tuple(bad[0])}: "
+        f"got {got[tuple(bad[0])]}, expected {ref[tuple(bad[0])]}"
+    )
+
+
+def rand_int8(rng, shape, low=-128, high=127):
+    import numpy as np
+
+    return rng.integers(low, high + 1, size=shape).astype(np.int8)
+
+
+def rand_narrow(rng, shape, name):
+    """Uniform [-1, 1) values rounded to float16/bfloat16."""
+    import numpy as np
+
+    return rng.uniform(-1.0, 1.0, size=shape).astype(np.float32).astype(np_dtype(name))
+
+
+def matmul_slices(got, a, b):
+    """(result, a, b) 2-D slices of a numpy.matmul-shaped product (1-D
+    operands promoted, batches broadcast), for checking slice by slice."""
+    import numpy as np
+
+    a2 = a[None, :] if a.ndim == 1 else a
+    b2 = b[:, None] if b.ndim == 1 else b
+    g = np.asarray(got)
+    if a.ndim == 1:
+        g = g[..., None, :]
+    if b.ndim == 1:
+        g = g[..., None]
+    batch = np.broadcast_shapes(a2.shape[:-2], b2.shape[:-2])
+    a_b = np.broadcast_to(a2, batch + a2.shape[-2:])
+    b_b = np.broadcast_to(b2, batch + b2.shape[-2:])
+    for idx in np.ndindex(*batch):
+        yield g[idx], a_b[idx], b_b[idx]

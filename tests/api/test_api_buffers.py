@@ -4,6 +4,9 @@ These run unconditionally (natively and under Pyodide, where numpy is not
 installed); the reference is pure Python with exact sums (math.fsum).
 """
 
+import math
+import struct
+import sys
 from array import array
 
 import pytest
@@ -11,13 +14,18 @@ import pytest
 import gemmkit
 from apihelpers import (
     DTYPES,
+    INT32_MAX,
+    INT32_MIN,
     TYPECODE,
     error_message_ok,
+    f32,
     py_check_gemm,
     py_matrix,
     py_values,
+    requant_exact,
     resolve_dim,
     tile,
+    wrap32,
 )
 
 NAN = float("nan")
@@ -159,3 +167,164 @@ def test_buffer_errors():
         gemmkit.gemm(a64, b64, out=wrong_out)
     assert error_message_ok(exc.value, "shape", "dim", "rows", "cols") is None, exc.value
     assert wrong_out.tolist() == [[0.0, 0.0, 0.0]] * 3  # nothing written on error
+
+
+# --------------------------------------------------------------------------
+# float16, int8, requantization and prepacking on plain buffers: format 'b'
+# (int8), 'i' (int32), 'B' (uint8), 'e' (float16).  bfloat16 has no buffer
+# format (it needs numpy and ml_dtypes): test_api_mixed covers it.
+
+def _buffer(code, rows, readonly=False):
+    m = len(rows)
+    n = len(rows[0]) if m else 0
+    flat = array(code, [v for row in rows for v in row])
+    return memoryview(bytes(flat) if readonly else flat).cast("B").cast(code, (m, n))
+
+
+def _int_values(seed, m, n, low=-128, high=127):
+    state = seed * 2654435761 % 2**32 or 1
+    rows = []
+    for _ in range(m):
+        row = []
+        for _ in range(n):
+            state = (1103515245 * state + 12345) % 2**31
+            row.append(low + (state >> 8) % (high - low + 1))
+        rows.append(row)
+    return rows
+
+
+def _py_int8(a, b, c=None, alpha=1, beta=0):
+    k = len(b)
+    return [[wrap32(alpha * sum(a[i][p] * b[p][j] for p in range(k))
+                    + (beta * c[i][j] if c is not None else 0))
+             for j in range(len(b[0]))] for i in range(len(a))]
+
+
+@pytest.mark.parametrize("m, n, k", [(1, 1, 1), (3, 5, 7), ("r+1", "r-1", 17), (2, 3, 33)])
+def test_int8_buffers(m, n, k):
+    mr, nr = tile("int8")
+    m, n = resolve_dim(m, mr), resolve_dim(n, nr)
+    a, b = _int_values(1, m, k), _int_values(2, k, n)
+    got = gemmkit.gemm(_buffer("b", a), _buffer("b", b, readonly=True))
+    assert tuple(got.shape) == (m, n)
+    assert getattr(got, "format", "i") in ("i", "<i", "l")  # int32 ('l' on wasm32 numpy)
+    assert _rows(got) == _py_int8(a, b)
+    assert _rows(gemmkit.matmul(_buffer("b", a), _buffer("b", b))) == _py_int8(a, b)
+
+
+def test_int8_buffers_wrap_and_in_place():
+    # -128 * -128 summed 131073 times: 2^31 + 2^14 wraps to -2^31 + 2^14.
+    k = 131073
+    a = memoryview(array("b", [-128] * (2 * k))).cast("B").cast("b", (2, k))
+    b = memoryview(array("b", [-128] * k)).cast("B").cast("b", (k, 1))
+    assert _rows(gemmkit.gemm(a, b)) == [[INT32_MIN + 2**14]] * 2
+    # alpha and beta wrap too; out=c updates c in place.
+    x, y = _int_values(3, 4, 6), _int_values(4, 6, 5)
+    c = _int_values(5, 4, 5, INT32_MIN, INT32_MAX)
+    c_view = _buffer("i", c)
+    res = gemmkit.gemm(_buffer("b", x), _buffer("b", y), c_view, alpha=INT32_MAX, beta=-3,
+                       out=c_view)
+    assert res is c_view
+    assert c_view.tolist() == _py_int8(x, y, c, INT32_MAX, -3)
+
+
+@pytest.mark.parametrize("out_dtype", ["int8", "uint8"])
+def test_requant_buffers(out_dtype):
+    lo, hi = {"int8": (-128, 127), "uint8": (0, 255)}[out_dtype]
+    m, n, k = 4, 6, 9
+    a, b = _int_values(6, m, k), _int_values(7, k, n)
+    acc = _py_int8(a, b)
+    zp = 3 if out_dtype == "int8" else 130
+    cases = [
+        (0.5, None, lambda i, j: 0.5, lambda i, j: 0),  # ties
+        ([0.001, 0.25, 0.0078125, 1.0], [10, -20, 30, INT32_MAX],
+         lambda i, j: [0.001, 0.25, 0.0078125, 1.0][i], lambda i, j: [10, -20, 30, INT32_MAX][i]),
+        (_buffer("f", [[0.003 * (j + 1) for j in range(n)]]), _buffer("i", [list(range(n))]),
+         lambda i, j: 0.003 * (j + 1), lambda i, j: j),
+    ]
+    for scale, bias, scale_of, bias_of in cases:
+        got = gemmkit.gemm_requant(_buffer("b", a), _buffer("b", b), scale=scale,
+                                   zero_point=zp, bias=bias, out_dtype=out_dtype)
+        want = [[requant_exact(wrap32(acc[i][j] + bias_of(i, j)), f32(scale_of(i, j)), zp,
+                               lo, hi) for j in range(n)] for i in range(m)]
+        assert _rows(got) == want, (scale, bias)
+
+
+@pytest.mark.skipif(sys.version_info < (3, 12),
+                    reason="memoryview.cast('e') (float16 buffers) needs Python 3.12")
+def test_float16_buffers():
+    m, n, k = 5, 7, 12
+    a_vals, b_vals = py_values(1, m, k), py_values(2, k, n)
+    a16 = [[_to_f16(v) for v in row] for row in a_vals]
+    b16 = [[_to_f16(v) for v in row] for row in b_vals]
+    a = memoryview(b"".join(struct.pack("e", v) for row in a16 for v in row)).cast("e", (m, k))
+    b = memoryview(b"".join(struct.pack("e", v) for row in b16 for v in row)).cast("e", (k, n))
+    for out_dtype, out_eps in ((None, 2.0**-10), ("float32", 0.0)):
+        got = _rows(gemmkit.gemm(a, b, out_dtype=out_dtype))
+        for i in range(m):
+            for j in range(n):
+                terms = [a16[i][p] * b16[p][j] for p in range(k)]
+                ref = math.fsum(terms)
+                tol = 2 * (k + 2) * 2.0**-24 * math.fsum(abs(t) for t in terms) + out_eps * abs(
+                    ref) + 2.0**-24
+                assert abs(got[i][j] - ref) <= tol, (i, j, got[i][j], ref, out_dtype)
+
+
+def _to_f16(x):
+    return struct.unpack("e", struct.pack("e", x))[0]
+
+
+@pytest.mark.parametrize("dtype", ["int8", "float32"])
+def test_prepack_buffers(dtype):
+    # Small integers: every result is exact, so packed and plain agree on
+    # every path.
+    m, n, k = 6, 5, 40
+    code = "b" if dtype == "int8" else "f"
+    a, b = _int_values(8, m, k, -9, 9), _int_values(9, k, n, -9, 9)
+    packed = gemmkit.prepack_rhs(_buffer(code, b))
+    assert packed.shape == (k, n) and str(packed.dtype) == dtype
+    assert packed.kernel == gemmkit.dispatch_info()[dtype]["kernel"]
+    want = _rows(gemmkit.gemm(_buffer(code, a), _buffer(code, b)))
+    assert _rows(gemmkit.gemm(_buffer(code, a), packed)) == want
+    assert want == [[float(v) if dtype == "float32" else v for v in row]
+                    for row in _py_int8(a, b)]
+    if dtype == "int8":
+        got = gemmkit.gemm_requant(_buffer("b", a), packed, scale=0.25, zero_point=-1)
+        assert _rows(got) == [[requant_exact(v, 0.25, -1, -128, 127) for v in row]
+                              for row in _py_int8(a, b)]
+    else:
+        with pytest.raises(gemmkit.DTypeError):
+            gemmkit.gemm_requant(_buffer("b", a), packed, scale=0.25, zero_point=-1)
+    with pytest.raises(gemmkit.ShapeError):
+        gemmkit.gemm(_buffer(code, _int_values(1, 2, k + 1)), packed)
+
+
+def test_new_type_buffer_errors():
+    a8 = _buffer("b", _int_values(1, 3, 4))
+    b8 = _buffer("b", _int_values(2, 4, 2))
+    b32 = py_matrix("float32", py_values(2, 4, 2))
+
+    def check(cls, words, fn, *args, **kwargs):
+        with pytest.raises(cls) as exc:
+            fn(*args, **kwargs)
+        assert error_message_ok(exc.value, *words) is None, exc.value
+
+    check(gemmkit.DTypeError, ("dtype",), gemmkit.gemm, a8, b32)
+    check(gemmkit.DTypeError, ("dtype", "pair"), gemmkit.gemm, a8, b8, out_dtype="int8")
+    check(gemmkit.DTypeError, ("dtype",), gemmkit.gemm, a8, b8, out=_buffer("b", [[0, 0]] * 3))
+    check(gemmkit.ArgumentError, ("alpha",), gemmkit.gemm, a8, b8, alpha=0.5)
+    for scale in (0.0, -1.0, float("nan"), float("inf"), [0.5, 0.0, 0.5]):
+        check(gemmkit.ArgumentError, ("scale",), gemmkit.gemm_requant, a8, b8, scale=scale,
+              zero_point=0)
+    check(gemmkit.ShapeError, ("scale",), gemmkit.gemm_requant, a8, b8, scale=[0.5, 0.5],
+          zero_point=0)
+    check(gemmkit.ArgumentError, ("zero_point",), gemmkit.gemm_requant, a8, b8, scale=0.5,
+          zero_point=300, out_dtype="uint8")
+    check(gemmkit.ShapeError, ("bias",), gemmkit.gemm_requant, a8, b8, scale=0.5,
+          zero_point=0, bias=[1, 2])
+    check(gemmkit.DTypeError, ("bias",), gemmkit.gemm_requant, a8, b8, scale=0.5,
+          zero_point=0, bias=[1.0, 2.0, 3.0])
+    check(gemmkit.DTypeError, ("bias", "int32"), gemmkit.gemm_requant, a8, b8, scale=0.5,
+          zero_point=0, bias=[1, 2**31, 3])
+    check(gemmkit.DTypeError, ("int8", "uint8"), gemmkit.gemm_requant, a8, b8, scale=0.5,
+          zero_point=0, out_dtype="int32")

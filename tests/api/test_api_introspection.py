@@ -9,11 +9,17 @@ import pytest
 
 import gemmkit
 from apihelpers import (
+    DOT_ISA,
     DTYPES,
     GEOMETRY,
     ISA_ORDER,
+    KERNEL_WORD,
+    NEW_DTYPES,
     canonical_isa,
+    depth_multiple,
+    expected_isa,
     float_isa,
+    geometry,
     kernel_name,
 )
 
@@ -89,7 +95,7 @@ def test_dispatch_info_is_stable():
     # The descriptor is resolved once per process; repeated calls agree.
     first = gemmkit.dispatch_info()
     second = gemmkit.dispatch_info()
-    for dtype in DTYPES:
+    for dtype in DTYPES + NEW_DTYPES:
         assert first[dtype] == second[dtype]
     assert first["available_isas"] == second["available_isas"]
 
@@ -106,3 +112,60 @@ def test_available_isas_best_first():
     # (unless a pin chose another).
     if gemmkit.dispatch_info()["pin"] is None:
         assert gemmkit.dispatch_info()["float32"]["isa"] == float_isa(isas[0])
+
+
+# ---------------------------------------------------------------- issue #4 types
+
+def _cpu_vendor():
+    """"GenuineIntel", "AuthenticAMD", ... from /proc/cpuinfo, or None."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("vendor_id"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return None
+
+
+def _auto_isa(dtype, info):
+    """The ladder's choice for ``dtype`` (DESIGN.md, dispatch; select.cpp):
+    its dot ISA where available (bfloat16's only off Intel cores, where
+    vdpbf16ps is slower than widening to float32 FMAs), else the best ISA
+    that runs the widening kernels (float16 skips fma on a CPU without
+    F16C)."""
+    dot = DOT_ISA.get(dtype, (None,))[0]
+    available = info["available_isas"]
+    if dot == "avx512bf16" and _cpu_vendor() == "GenuineIntel":
+        dot = None
+    if dot in available:
+        return dot
+    for isa in available:
+        if isa in ("avx512bf16", "avx512vnni"):
+            continue
+        if dtype == "float16" and isa == "fma" and "f16c" not in info["cpu_features"]:
+            continue
+        return isa
+    raise AssertionError(f"no ISA for {dtype} in {available}")
+
+
+@pytest.mark.parametrize("dtype", NEW_DTYPES)
+def test_dispatch_info_new_types(dtype):
+    info = gemmkit.dispatch_info()
+    d = info[dtype]
+    assert set(d) >= {"isa", "kernel", "mr", "nr", "depth_multiple"}, d
+    isa = d["isa"]
+    assert isa in info["available_isas"], (dtype, isa)
+    pin = info["pin"]
+    if pin is None or canonical_isa(pin) in ("", "auto"):
+        assert isa == _auto_isa(dtype, info), (dtype, d, info["available_isas"])
+    else:
+        assert isa == expected_isa(dtype, canonical_isa(pin)), (dtype, d, pin)
+    assert (d["mr"], d["nr"]) == geometry(dtype, isa), (dtype, d)
+    assert d["depth_multiple"] == depth_multiple(dtype, isa), (dtype, d)
+    assert d["kernel"] == f"{KERNEL_WORD[dtype]}_gemm_{d['mr']}x{d['nr']}__{isa}", d
+
+
+def test_public_names_of_issue_4():
+    for name in ("gemm_requant", "prepack_rhs", "PackedRhs"):
+        assert hasattr(gemmkit, name) and name in gemmkit.__all__, name

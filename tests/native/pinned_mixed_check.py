@@ -63,6 +63,49 @@ def edges(info, dtype):
     return ms, ns, ks
 
 
+def check_int8(ms, ns, ks, rng, failures, h_i32, h_rq):
+    """int8 -> int32 and requantized i8/u8 over ms x ns x ks; results are
+    hashed into h_i32/h_rq when given.  Returns the number of cases."""
+    cases = 0
+    for m in ms:
+        for n in ns:
+            for k in ks:
+                cases += 1
+                lo_a = -128 if cases % 2 else -3
+                a = layout(rng.integers(lo_a, 128, (m, k)).astype(np.int8), LAYOUTS[cases % 5])
+                b = layout(rng.integers(-128, 128, (k, n)).astype(np.int8),
+                           LAYOUTS[(cases // 5) % 5])
+                acc = wrap32(a.astype(np.int64) @ b.astype(np.int64))
+                try:
+                    got = gemmkit.gemm(a, b)
+                    if h_i32 is not None:
+                        h_i32.update(got.tobytes())
+                    problem = None if (got.dtype == np.int32 and np.array_equal(got, acc)) else (
+                        f"int32 mismatch at {np.argwhere(got != acc)[:1].tolist()}")
+                except Exception as exc:  # report, keep going
+                    problem = f"raised {type(exc).__name__}: {exc}"
+                if problem:
+                    failures.append(f"int8 m={m} n={n} k={k}: {problem}")
+                for out_dtype, lo, hi in ((np.int8, -128, 127), (np.uint8, 0, 255)):
+                    scale = np.float32(rng.choice([0.5, 0.25, 1 / 64, 3e-3]))
+                    zp = int(rng.integers(lo, hi + 1))
+                    bias = rng.integers(-5000, 5000, m).astype(np.int32)
+                    want = requant_reference(wrap32(acc + bias[:, None]), scale, zp, lo, hi)
+                    try:
+                        got = gemmkit.gemm_requant(a, b, scale=float(scale), zero_point=zp,
+                                                   bias=bias, out_dtype=out_dtype)
+                        if h_rq is not None:
+                            h_rq.update(got.tobytes())
+                        problem = None if np.array_equal(got.astype(np.int64), want) else (
+                            f"requant mismatch at {np.argwhere(got != want)[:1].tolist()}")
+                    except Exception as exc:
+                        problem = f"raised {type(exc).__name__}: {exc}"
+                    if problem:
+                        failures.append(
+                            f"requant {np.dtype(out_dtype)} m={m} n={n} k={k}: {problem}")
+    return cases
+
+
 def main() -> None:
     info = gemmkit.dispatch_info()
     rng = np.random.default_rng(7)
@@ -87,8 +130,10 @@ def main() -> None:
                         np.abs(alpha) * (np.abs(a64) @ np.abs(b64)) + abs(beta) * np.abs(c64)
                     ) + 1e-30
                     for out_dtype in (None, np.float32):
+                        # c has the output's type (the f32 twin reads an f32 c).
+                        c_in = c if out_dtype is None else c.astype(np.float32)
                         try:
-                            got = gemmkit.gemm(a, b, c, alpha=alpha, beta=beta,
+                            got = gemmkit.gemm(a, b, c_in, alpha=alpha, beta=beta,
                                                out_dtype=out_dtype)
                             want_dtype = np.dtype(dt if out_dtype is None else np.float32)
                             if got.dtype != want_dtype:
@@ -106,40 +151,13 @@ def main() -> None:
                         if problem:
                             failures.append(f"{name} out={out_dtype} m={m} n={n} k={k}: {problem}")
 
-    ms, ns, ks = edges(info, "int8")
+    # The kernel's own edge set, then a fixed one (the same under every pin,
+    # so the digests compare across pins).
     h_i32, h_rq = hashlib.sha256(), hashlib.sha256()
-    for m in ms:
-        for n in ns:
-            for k in ks:
-                cases += 1
-                lo_a = -128 if cases % 2 else -3
-                a = layout(rng.integers(lo_a, 128, (m, k)).astype(np.int8), LAYOUTS[cases % 5])
-                b = layout(rng.integers(-128, 128, (k, n)).astype(np.int8), LAYOUTS[(cases // 5) % 5])
-                acc = wrap32(a.astype(np.int64) @ b.astype(np.int64))
-                try:
-                    got = gemmkit.gemm(a, b)
-                    h_i32.update(got.tobytes())
-                    problem = None if (got.dtype == np.int32 and np.array_equal(got, acc)) else (
-                        f"int32 mismatch at {np.argwhere(got != acc)[:1].tolist()}")
-                except Exception as exc:
-                    problem = f"raised {type(exc).__name__}: {exc}"
-                if problem:
-                    failures.append(f"int8 m={m} n={n} k={k}: {problem}")
-                for out_dtype, lo, hi in ((np.int8, -128, 127), (np.uint8, 0, 255)):
-                    scale = np.float32(rng.choice([0.5, 0.25, 1 / 64, 3e-3]))
-                    zp = int(rng.integers(lo, hi + 1))
-                    bias = rng.integers(-5000, 5000, m).astype(np.int32)
-                    want = requant_reference(wrap32(acc + bias[:, None]), scale, zp, lo, hi)
-                    try:
-                        got = gemmkit.gemm_requant(a, b, scale=float(scale), zero_point=zp,
-                                                   bias=bias, out_dtype=out_dtype)
-                        h_rq.update(got.tobytes())
-                        problem = None if np.array_equal(got.astype(np.int64), want) else (
-                            f"requant mismatch at {np.argwhere(got != want)[:1].tolist()}")
-                    except Exception as exc:
-                        problem = f"raised {type(exc).__name__}: {exc}"
-                    if problem:
-                        failures.append(f"requant {np.dtype(out_dtype)} m={m} n={n} k={k}: {problem}")
+    cases += check_int8(*edges(info, "int8"), rng, failures, None, None)
+    fixed = ([1, 2, 15, 16, 17, 31, 32, 33, 65], [2, 5, 6, 7, 11, 12, 13, 37],
+             [1, 2, 3, 4, 5, 7, 8, 9, 37, 300])
+    cases += check_int8(*fixed, np.random.default_rng(99), failures, h_i32, h_rq)
     digests["int8"] = h_i32.hexdigest()
     digests["requant"] = h_rq.hexdigest()
     print(json.dumps({"info": info, "cases": cases, "failures": failures[:20],

@@ -26,6 +26,12 @@ def test_api_suite_inside_pyodide(run_in_pyodide, pin):
     files = {f for f, _ in passed}
     assert {"tests/api/test_api_buffers.py", "tests/api/test_api_introspection.py"} <= files
     assert sum(f.endswith("test_api_buffers.py") for f, _ in passed) >= 20
+    # float16 ('e', CPython >= 3.12), int8, requantized and prepacked buffers
+    # through the C ABI, and the new types' dispatch entries, ran here.
+    names = {name.split("[")[0] for _, name in passed}
+    assert {"test_float16_buffers", "test_int8_buffers", "test_int8_buffers_wrap_and_in_place",
+            "test_requant_buffers", "test_prepack_buffers", "test_new_type_buffer_errors",
+            "test_dispatch_info_new_types"} <= names, sorted(names)
     # Only the numpy parts skipped, each saying why.
     for line in re.findall(r"^SKIPPED .*$", run.stdout, re.M):
         assert NUMPY_SKIP in line, line

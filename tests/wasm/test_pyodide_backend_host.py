@@ -3,11 +3,15 @@ the same ctypes code over a native shared library built here from the same
 C++ sources (baseline + scalar units), so the numpy paths, which Pyodide
 cannot exercise offline (no numpy wheel there), run too: any strides,
 read-only operands without copies, numpy results, out=c, and the numpy-free
-result type."""
+result type.  The front end (gemmkit._api) is wired to it as well, to check
+the float16/bfloat16/int8/requant/prepack paths through the C ABI (bfloat16
+from ml_dtypes arrays, exported without a buffer format), the same paths
+with numpy hidden, and that every refusal reads exactly as natively."""
 
 from __future__ import annotations
 
 import array
+import gc
 import importlib
 import subprocess
 import sys
@@ -165,3 +169,185 @@ def test_dispatch_info_and_version(backend):
     assert info["float32"]["isa"] == "scalar"  # the host library has only scalar units
     assert lib.version == wasm_build.read_version(REPO)
     assert lib.get_num_threads() == 1
+
+
+# --------------------------------------------------------------------------
+# The front end over this backend: float16, bfloat16, int8, requant, prepack
+
+@pytest.fixture()
+def front(backend):
+    """gkhost._api (the public functions) over the host library."""
+    mod, lib = backend
+    mod._default = lib  # the module-level backend functions use this library
+    api = importlib.import_module("gkhost._api")
+    yield api, mod, lib
+    mod._default = None
+
+
+def _ml_dtypes():
+    return pytest.importorskip("ml_dtypes", reason="ml_dtypes is not installed")
+
+
+def test_front_end_new_types(front):
+    api, _, _ = front
+    import gemmkit  # the native build: the same results bit for bit (both run
+    # the scalar map for requant and exact int8; floats are compared by gate)
+
+    rng = np.random.default_rng(3)
+    a8 = rng.integers(-128, 128, (7, 33)).astype(np.int8)
+    b8 = rng.integers(-128, 128, (33, 5)).astype(np.int8)
+    c32 = rng.integers(-(2**31), 2**31, (7, 5)).astype(np.int32)
+    want = ((3 * (a8.astype(np.int64) @ b8.astype(np.int64)) - 2 * c32.astype(np.int64)
+             + 2**31) % 2**32 - 2**31)
+    got = api.gemm(a8, b8.T.copy().T, c32, alpha=3, beta=-2)
+    assert got.dtype == np.int32 and np.array_equal(got, want)
+    packed = api.prepack_rhs(b8)
+    assert packed.isa == "scalar" and packed.kernel == "int8_gemm_4x4__scalar"
+    assert np.array_equal(api.gemm(a8, packed, c32, alpha=3, beta=-2), want)
+    scale = rng.uniform(1e-3, 1e-2, (1, 5)).astype(np.float32)
+    bias = rng.integers(-500, 500, 7).astype(np.int32)
+    for out_dtype in (np.int8, np.uint8):
+        q = api.gemm_requant(a8, packed, scale=scale, zero_point=7, bias=bias,
+                             out_dtype=out_dtype)
+        assert q.dtype == out_dtype
+        assert np.array_equal(q, gemmkit.gemm_requant(a8, b8, scale=scale, zero_point=7,
+                                                      bias=bias, out_dtype=out_dtype))
+    ml_dtypes = _ml_dtypes()
+    for dt in (np.float16, ml_dtypes.bfloat16):
+        a = rng.uniform(-1, 1, (6, 40)).astype(dt)
+        b = rng.uniform(-1, 1, (40, 9)).astype(dt)[::-1]
+        ref = a.astype(np.float64) @ b.astype(np.float64)
+        got = api.gemm(a, b)
+        assert got.dtype == dt
+        assert np.all(np.abs(got.astype(np.float64) - ref) <= 2.0**-6 * (np.abs(ref) + 1))
+        twin = api.gemm(a, api.prepack_rhs(b), out_dtype=np.float32)
+        assert twin.dtype == np.float32
+        assert np.array_equal(twin.astype(dt).view(np.uint16), got.view(np.uint16))
+    with pytest.raises(api.DTypeError, match="bfloat16"):
+        api.gemm(np.ones((2, 2), np.float16), np.ones((2, 2), ml_dtypes.bfloat16))
+
+
+def test_packed_handles(front, backend):
+    api, mod, lib = front
+    freed = []
+    real = lib._abi("gemmkit_packed_rhs_free")
+    lib._generic["gemmkit_packed_rhs_free"] = lambda ptr: (freed.append(ptr), real(ptr))
+    try:
+        packed = api.prepack_rhs(np.ones((3, 4), np.float32))
+        ptr = packed._handle.ptr
+        del packed
+        gc.collect()
+        assert freed == [ptr]
+    finally:
+        lib._generic["gemmkit_packed_rhs_free"] = real
+    # A handle of another loaded module is refused, not dereferenced.
+    other = mod.Library(lib.path)
+    handle, _ = other.prepack_rhs("float32", np.ones((3, 4), np.float32))
+    with pytest.raises(mod.ArgumentError, match="another loaded"):
+        lib.gemm_typed("float32", "float32", np.ones((2, 3), np.float32), handle, None, 1.0,
+                       0.0, np.zeros((2, 4), np.float32))
+
+
+@pytest.fixture()
+def no_numpy(front, monkeypatch):
+    """The front end and backend with numpy hidden, as under Pyodide without
+    a numpy wheel."""
+    api, mod, lib = front
+    dtypes = importlib.import_module("gkhost._dtypes")
+    requant = importlib.import_module("gkhost._requant")
+    packed = importlib.import_module("gkhost._packed")
+    for m, name, value in ((api, "_np", None), (api, "_ndarray", None), (api, "_F32", None),
+                           (api, "_F64", None), (dtypes, "_np", None), (requant, "_np", None),
+                           (packed, "_np", None), (mod, "_np", lambda: None)):
+        monkeypatch.setattr(m, name, value)
+    return api, mod
+
+
+def _mv(code, rows):
+    m, n = len(rows), len(rows[0])
+    return memoryview(array.array(code, [v for r in rows for v in r])).cast("B").cast(code, (m, n))
+
+
+def test_without_numpy(no_numpy):
+    api, mod = no_numpy
+    a = _mv("b", [[1, -2, 3], [-4, 5, -6]])
+    b = _mv("b", [[7, -8], [9, 10], [-11, 12]])
+    got = api.gemm(a, b)
+    assert isinstance(got, memoryview) and got.format == "i"
+    assert got.tolist() == [[-44, 8], [83, 10]]
+    c = _mv("i", [[1, 2], [3, 4]])
+    assert api.gemm(a, b, c, alpha=2, beta=-1, out=c) is c
+    assert c.tolist() == [[-89, 14], [163, 16]]
+    assert api.matmul(a, b).tolist() == [[-44, 8], [83, 10]]
+    packed = api.prepack_rhs(b)
+    assert packed.dtype == "int8" and packed.shape == (3, 2)
+    assert api.gemm(a, packed).tolist() == [[-44, 8], [83, 10]]
+    q = api.gemm_requant(a, packed, scale=[0.5, 0.25], zero_point=100, bias=[[1, 1]],
+                         out_dtype="uint8")
+    assert q.format == "B" and q.tolist() == [[78, 104], [121, 103]]
+    q = api.gemm_requant(a, b, scale=_mv("f", [[0.5, 0.5]]), zero_point=0)
+    assert q.format == "b" and q.tolist() == [[-22, 4], [42, 5]]
+    empty = api.gemm(_mv("b", [[1], [2]]), api._dt.buffer_result("int8", 1, 0))
+    assert empty.shape == (2, 0) and empty.nbytes == 0
+    # Scales and biases sharing memory with out are refused.
+    store = array.array("f", [0.5] * 8)
+    out = memoryview(store).cast("B")[:4].cast("b", (2, 2))
+    errors = importlib.import_module("gkhost._errors")
+    with pytest.raises(errors.OverlapError, match="scale"):
+        api.gemm_requant(a, b, scale=memoryview(store)[:2], zero_point=0, out=out)
+    if sys.version_info >= (3, 12):
+        h = memoryview(array.array("H", [0x3C00, 0x4000, 0x4200, 0x4400])).cast("B").cast(
+            "e", (2, 2))
+        assert api.gemm(h, h).tolist() == [[7.0, 10.0], [15.0, 22.0]]
+        assert api.gemm(h, h, out_dtype="float32").format == "f"
+
+
+# Calls refused the same way by both backends: (call, args, kwargs).
+def _refusals(np_):
+    f16 = np_.ones((3, 4), np_.float16)
+    i8 = np_.ones((3, 4), np_.int8)
+    i8b = np_.ones((4, 5), np_.int8)
+    return [
+        ("gemm", (f16, np_.ones((4, 2), np_.float32)), {}),
+        ("gemm", (np_.ones((3, 4), np_.uint8), np_.ones((4, 2), np_.uint8)), {}),
+        ("gemm", (f16, np_.ones((4, 2), np_.float16)), {"out_dtype": np_.float64}),
+        ("gemm", (i8, i8b), {"out_dtype": "int8"}),
+        ("gemm", (i8, i8b), {"alpha": 0.5}),
+        ("gemm", (i8, i8b), {"beta": 2**31}),
+        ("gemm", (i8, np_.ones((5, 5), np_.int8)), {}),
+        ("gemm", (f16, np_.ones((4, 2), np_.float16), np_.ones((3, 2), np_.float32)),
+         {"beta": 1.0}),
+        ("gemm", (i8, i8b), {"out": np_.zeros((3, 5), np_.int64)}),
+        ("gemm", (i8, i8b), {"out": np_.zeros((5, 3), np_.int32)}),
+        ("gemm_requant", (i8, i8b), {"scale": 0.0, "zero_point": 0}),
+        ("gemm_requant", (i8, i8b), {"scale": np_.array([0.5, -1.0, 0.5], np_.float32),
+                                     "zero_point": 0}),
+        ("gemm_requant", (i8, i8b), {"scale": np_.ones(5), "zero_point": 0}),
+        ("gemm_requant", (i8, i8b), {"scale": 1.0, "zero_point": 128}),
+        ("gemm_requant", (i8, i8b), {"scale": 1.0, "zero_point": -1, "out_dtype": "uint8"}),
+        ("gemm_requant", (i8, i8b), {"scale": 1.0, "zero_point": 0, "bias": np_.ones(4)}),
+        ("gemm_requant", (i8, i8b), {"scale": 1.0, "zero_point": 0,
+                                     "bias": np_.ones(3, np_.float64)}),
+        ("gemm_requant", (i8, i8b), {"scale": 1.0, "zero_point": 0, "out_dtype": "int32"}),
+        ("gemm_requant", (f16, np_.ones((4, 2), np_.float16)), {"scale": 1.0,
+                                                                "zero_point": 0}),
+        ("prepack_rhs", (np_.ones(4, np_.float32),), {}),
+        ("prepack_rhs", (np_.ones((2, 2), np_.int64),), {}),
+    ]
+
+
+def test_refusals_read_as_natively(front):
+    api, _, _ = front
+    import gemmkit
+
+    for i, (name, args, kwargs) in enumerate(_refusals(np)):
+        outcomes = []
+        for impl in (gemmkit, api):
+            try:
+                getattr(impl, name)(*args, **kwargs)
+            except Exception as exc:  # noqa: BLE001 - compared below
+                outcomes.append((type(exc).__name__, str(exc)))
+            else:
+                outcomes.append(None)
+        assert outcomes[0] is not None, (i, name, kwargs)
+        assert outcomes[0] == outcomes[1], (i, name, kwargs, outcomes)

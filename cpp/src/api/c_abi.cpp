@@ -10,8 +10,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
-#include <new>
 #include <type_traits>
 
 #include "api/error.hpp"
@@ -419,7 +419,10 @@ GEMMKIT_API int gemmkit_prepack_rhs(gemmkit_dtype in, size_t k, size_t n,
                        dtype_name(in), int(in));
   }
   if (st != GEMMKIT_OK) return st;
-  auto* handle = new (std::nothrow) gemmkit_packed_rhs{};
+  // malloc, not new: the wasm side module may import only C functions from
+  // Pyodide's main module (no C++ runtime; see wasm/build.py).
+  auto* handle =
+      static_cast<gemmkit_packed_rhs*>(std::calloc(1, sizeof(gemmkit_packed_rhs)));
   if (!handle) {
     free_packed_rhs(packed);
     return api::fail(GEMMKIT_ERROR_ALLOC,
@@ -441,7 +444,7 @@ GEMMKIT_API int gemmkit_prepack_rhs(gemmkit_dtype in, size_t k, size_t n,
 GEMMKIT_API void gemmkit_packed_rhs_free(gemmkit_packed_rhs* packed) {
   if (!packed) return;
   gemmkit::free_packed_rhs(packed->packed);
-  delete packed;
+  std::free(packed);
 }
 
 GEMMKIT_API const char* gemmkit_packed_rhs_describe(

@@ -1,0 +1,330 @@
+"""Element types of the public API: their names, how an operand's type is
+recognised, the supported (input, output) pairs, and the domains of the
+scalar arguments (alpha/beta of int8 products, zero points).
+
+Front-end layer, shared by the native and the Pyodide backends so that both
+refuse the same inputs with the same messages.  numpy and ml_dtypes are
+optional: an operand is either a numpy array (its ``dtype``) or, without
+numpy, a buffer-protocol object (its struct format).  bfloat16 exists only
+as ``ml_dtypes.bfloat16``; it is recognised by dtype identity and ml_dtypes
+is never imported just to look.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import sys
+
+from ._errors import ArgumentError, DTypeError
+
+try:  # numpy is optional under Pyodide, where buffers work without it
+    import numpy as _np
+except ImportError:  # pragma: no cover - exercised in the Pyodide suite
+    _np = None
+
+# gemmkit_dtype codes of gemmkit.h (keep in step with the header).
+CODES = {
+    "float32": 0,
+    "float64": 1,
+    "float16": 2,
+    "bfloat16": 3,
+    "int8": 4,
+    "int32": 5,
+    "uint8": 6,
+}
+
+#: Output types per input type; the first one is the default.  float16 and
+#: bfloat16 accumulate in float32 and round once, at the store; the float32
+#: output (the "f32-output twin") skips that rounding.  int8 accumulates in
+#: int32, wrapping modulo 2**32.  int8 and uint8 outputs come from
+#: gemm_requant().
+PAIRS = {
+    "float32": ("float32",),
+    "float64": ("float64",),
+    "float16": ("float16", "float32"),
+    "bfloat16": ("bfloat16", "float32"),
+    "int8": ("int32",),
+}
+
+#: Output types of gemm_requant() and their clamp ranges.
+REQUANT_RANGES = {"int8": (-128, 127), "uint8": (0, 255)}
+
+INT32_MIN = -(2**31)
+INT32_MAX = 2**31 - 1
+
+SUPPORTED_INPUTS_TEXT = "float32, float64, float16, bfloat16 (ml_dtypes), int8"
+SUPPORTED_PAIRS_TEXT = ", ".join(f"{i}->{o}" for i, outs in PAIRS.items() for o in outs)
+
+# struct-module format character -> (element type, item size).  Byte order
+# must be native: '<' is accepted on little-endian hosts only (both targets
+# are little-endian; a '>' buffer would need swapping and is refused).
+_FORMAT_TYPES = {
+    "f": ("float32", 4),
+    "d": ("float64", 8),
+    "e": ("float16", 2),
+    "b": ("int8", 1),
+    "B": ("uint8", 1),
+    "i": ("int32", 4),
+    "l": ("int32", 4),  # C long is 32 bits on wasm32 (numpy's int32 there)
+}
+_NATIVE_PREFIXES = ("@", "=", "<") if sys.byteorder == "little" else ("@", "=", ">")
+
+_BY_NP_DTYPE: dict = {}
+if _np is not None:
+    for _name in ("float32", "float64", "float16", "int8", "int32", "uint8"):
+        _BY_NP_DTYPE[_np.dtype(_name)] = _name
+    del _name
+
+
+def _bfloat16_type():
+    """ml_dtypes.bfloat16 if ml_dtypes is already imported (an array of that
+    type cannot exist otherwise), else None."""
+    mod = sys.modules.get("ml_dtypes")
+    return getattr(mod, "bfloat16", None) if mod is not None else None
+
+
+def np_dtype_name(dt) -> str | None:
+    """gemmkit's name for a numpy dtype, or None when gemmkit has none."""
+    name = _BY_NP_DTYPE.get(dt)
+    if name is not None:
+        return name
+    bf16 = _bfloat16_type()
+    if bf16 is not None and dt.type is bf16 and dt.isnative:
+        return "bfloat16"
+    return None
+
+
+def format_dtype_name(fmt: str | None, itemsize: int) -> str | None:
+    """gemmkit's name for a buffer's struct format, or None."""
+    fmt = fmt or "B"
+    if len(fmt) == 2 and fmt[0] in _NATIVE_PREFIXES:
+        fmt = fmt[1]
+    entry = _FORMAT_TYPES.get(fmt)
+    if entry is None or entry[1] != itemsize:
+        return None
+    return entry[0]
+
+
+def describe(x) -> str:
+    """A short description of an operand's element type for messages."""
+    dt = getattr(x, "dtype", None)
+    if dt is not None:
+        return str(dt)
+    fmt = getattr(x, "format", None)
+    if fmt is not None:
+        name = format_dtype_name(fmt, getattr(x, "itemsize", 0))
+        return name if name is not None else f"format {fmt!r}"
+    return type(x).__name__
+
+
+def operand_dtype(x) -> str | None:
+    """gemmkit's element type name of a numpy array or memoryview, or None."""
+    dt = getattr(x, "dtype", None)
+    if dt is not None and _np is not None and isinstance(dt, _np.dtype):
+        return np_dtype_name(dt)
+    if isinstance(x, memoryview):
+        return format_dtype_name(x.format, x.itemsize)
+    return None
+
+
+def input_dtype(x, name: str) -> str:
+    """Element type of input operand ``x``; DTypeError if gemm cannot read it."""
+    dt = operand_dtype(x)
+    if dt not in PAIRS:
+        raise DTypeError(
+            f"gemmkit: unsupported dtype {describe(x)} for {name} "
+            f"(supported: {SUPPORTED_INPUTS_TEXT}; native byte order)"
+        )
+    return dt
+
+
+def mismatch(a_dtype: str, name: str, x) -> DTypeError:
+    return DTypeError(
+        f"gemmkit: dtype mismatch: a is {a_dtype} but {name} is {describe(x)} "
+        "(gemmkit does not convert; cast explicitly)"
+    )
+
+
+def result_mismatch(in_dtype: str, out_dtype: str, name: str, x) -> DTypeError:
+    return DTypeError(
+        f"gemmkit: dtype mismatch: {in_dtype} inputs give a {out_dtype} result, "
+        f"but {name} is {describe(x)} (gemmkit does not convert; cast explicitly)"
+    )
+
+
+def spec_name(spec, what: str = "out_dtype") -> str:
+    """gemmkit's name for a dtype specification: a name ("float16"), a numpy
+    type or dtype, or ml_dtypes.bfloat16."""
+    if spec is None:
+        raise DTypeError(f"gemmkit: {what}=None is not an element type")
+    if isinstance(spec, str):
+        name = spec.strip().lower()
+        if name in CODES:
+            if name == "bfloat16" and _np is not None and _bfloat16_type() is None:
+                try:
+                    import ml_dtypes  # noqa: F401  (registers the type)
+                except ImportError:
+                    raise DTypeError(
+                        "gemmkit: bfloat16 needs the ml_dtypes package, which is "
+                        "not installed"
+                    ) from None
+            return name
+    if _np is not None:
+        try:
+            dt = _np.dtype(spec)
+        except (TypeError, ValueError):
+            dt = None
+        if dt is not None:
+            name = np_dtype_name(dt)
+            if name is not None:
+                return name
+    raise DTypeError(
+        f"gemmkit: {what}={spec!r} is not a supported element type "
+        f"(supported pairs: {SUPPORTED_PAIRS_TEXT})"
+    )
+
+
+def output_dtype(in_dtype: str, out_dtype) -> str:
+    """The output type of a gemm on ``in_dtype`` inputs given ``out_dtype``
+    (None: the default for the input type)."""
+    outs = PAIRS[in_dtype]
+    if out_dtype is None:
+        return outs[0]
+    name = spec_name(out_dtype)
+    if name not in outs:
+        extra = "; int8 and uint8 results come from gemm_requant()" if in_dtype == "int8" else ""
+        raise DTypeError(
+            f"gemmkit: unsupported dtype pair: {in_dtype} inputs with a {name} "
+            f"output (supported pairs: {SUPPORTED_PAIRS_TEXT}{extra})"
+        )
+    return name
+
+
+def requant_output_dtype(out_dtype) -> str:
+    try:
+        name = spec_name(out_dtype)
+    except DTypeError:
+        name = None
+    if name not in REQUANT_RANGES:
+        name = name if name is not None else repr(out_dtype)
+        raise DTypeError(
+            f"gemmkit: gemm_requant writes int8 or uint8, not {name} "
+            "(out_dtype=numpy.int8 or numpy.uint8)"
+        )
+    return name
+
+
+# --------------------------------------------------------------------------
+# scalar arguments
+
+def integer_value(value, name: str) -> int:
+    """``value`` as a Python int: an int, a numpy integer or a float with an
+    integral value (2.0 is 2; 0.5 is an ArgumentError).  Bools are refused."""
+    t = type(value)
+    if t is int:  # the common cases first: this runs on every int8 call
+        return value
+    if t is float and value.is_integer():
+        return int(value)
+    if isinstance(value, bool) or (_np is not None and isinstance(value, _np.bool_)):
+        raise ArgumentError(f"gemmkit: {name} must be an integer, got {value!r}")
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, (str, bytes)):
+        raise ArgumentError(f"gemmkit: {name} must be an integer, got {value!r}")
+    try:
+        f = float(value)
+    except (TypeError, ValueError):
+        raise ArgumentError(f"gemmkit: {name} must be an integer, got {value!r}") from None
+    if not math.isfinite(f) or f != math.floor(f):
+        raise ArgumentError(f"gemmkit: {name} must be an integer, got {value!r}")
+    return int(f)
+
+
+def int32_scalar(value, name: str) -> int:
+    """alpha or beta of an int8 product: an integer in int32 range."""
+    v = integer_value(value, name + " (for int8 inputs)")
+    if not INT32_MIN <= v <= INT32_MAX:
+        raise ArgumentError(
+            f"gemmkit: {name} (for int8 inputs) must lie in the int32 range "
+            f"[{INT32_MIN}, {INT32_MAX}], got {value!r}"
+        )
+    return v
+
+
+def real_scalar(value, name: str) -> float:
+    """alpha or beta of a floating-point product, as a Python float."""
+    if isinstance(value, float):
+        return value
+    if isinstance(value, (str, bytes)):
+        raise ArgumentError(f"gemmkit: {name} must be a real number, got {value!r}")
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise ArgumentError(f"gemmkit: {name} must be a real number, got {value!r}") from None
+
+
+def scalars_for(in_dtype: str, alpha, beta):
+    """(alpha, beta) converted for an ``in_dtype`` product."""
+    if in_dtype == "int8":
+        return int32_scalar(alpha, "alpha"), int32_scalar(beta, "beta")
+    return real_scalar(alpha, "alpha"), real_scalar(beta, "beta")
+
+
+def zero_point_value(value, out_dtype: str) -> int:
+    lo, hi = REQUANT_RANGES[out_dtype]
+    v = integer_value(value, "zero_point")
+    if not lo <= v <= hi:
+        raise ArgumentError(
+            f"gemmkit: zero_point={value!r} lies outside the {out_dtype} output "
+            f"range [{lo}, {hi}]"
+        )
+    return v
+
+
+# --------------------------------------------------------------------------
+# results
+
+def numpy_dtype(name: str, like=None):
+    """The numpy dtype for ``name``; bfloat16 is ``like.dtype`` when ``like``
+    is a bfloat16 array (else ml_dtypes.bfloat16, imported now)."""
+    if name == "bfloat16":
+        dt = getattr(like, "dtype", None)
+        if dt is not None and np_dtype_name(dt) == "bfloat16":
+            return dt
+        spec_name("bfloat16")
+        return _np.dtype(_bfloat16_type())
+    return _np.dtype(name)
+
+
+_FORMAT_OF = {"float32": "f", "float64": "d", "float16": "e", "int8": "b", "int32": "i",
+              "uint8": "B"}
+_ITEMSIZE = {"float32": 4, "float64": 8, "float16": 2, "bfloat16": 2, "int8": 1, "int32": 4,
+             "uint8": 1}
+
+
+def buffer_result(name: str, m: int, n: int):
+    """A new C-contiguous (m, n) memoryview of element type ``name`` (the
+    result type without numpy).  memoryview.cast refuses a zero in the
+    shape, so an (m, 0) result is a ctypes-backed view of the same shape."""
+    import ctypes
+
+    if name == "bfloat16":
+        raise DTypeError("gemmkit: bfloat16 results need numpy and ml_dtypes")
+    code = _FORMAT_OF[name]
+    size = _ITEMSIZE[name]
+    if n == 0:
+        ctype = {"f": ctypes.c_float, "d": ctypes.c_double, "e": ctypes.c_uint16,
+                 "b": ctypes.c_int8, "i": ctypes.c_int32, "B": ctypes.c_uint8}[code]
+        return memoryview((ctype * 0 * m)())
+    if m == 0:
+        return memoryview(bytearray(n * size)).cast(code, (1, n))[0:0]
+    return memoryview(bytearray(m * n * size)).cast(code, (m, n))
+
+
+def new_result(name: str, m: int, n: int, like=None):
+    """A new C-contiguous (m, n) result: a numpy array where numpy is
+    importable, else a memoryview."""
+    if _np is not None:
+        return _np.empty((m, n), dtype=numpy_dtype(name, like))
+    return buffer_result(name, m, n)

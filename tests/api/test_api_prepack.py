@@ -1,0 +1,297 @@
+"""API suite with numpy: prepack_rhs and PackedRhs.
+
+gemm(a, prepack_rhs(b)) must equal gemm(a, b) bit for bit for every dtype,
+except on the shapes plain gemm routes to a special path (a single row or
+column: GEMV; m and n up to 32: horizontal dots; depth up to 32): floats are
+compared bitwise outside those and within tolerance inside them, int8 and
+requantized products bitwise everywhere (they are exact).  Also: sharing one
+PackedRhs between threads, immutability, attributes, no reference to b, and
+every refusal.  Skipped where numpy is missing (the Pyodide run), where
+test_api_buffers covers prepacking buffers.
+"""
+
+import concurrent.futures
+import copy
+import gc
+import pickle
+import weakref
+
+import pytest
+
+np = pytest.importorskip(
+    "numpy", reason="numpy is not installed (the numpy-free suite is test_api_buffers)"
+)
+
+import gemmkit  # noqa: E402
+from apihelpers import (  # noqa: E402
+    ALL_DTYPES,
+    ML_DTYPES_SKIP,
+    NARROW,
+    POISON_INT,
+    assert_gemm_close,
+    assert_int8_exact,
+    assert_narrow_close,
+    assert_requant_exact,
+    np_dtype,
+    np_layout,
+    rand_int8,
+    rand_narrow,
+    resolve_dim,
+    tile,
+)
+
+# Outside every special path of plain gemm (GEMV: m or n == 1; small m, n:
+# up to 32 on aarch64; small depth: up to 32).
+BIG = 33
+
+
+@pytest.fixture(params=ALL_DTYPES)
+def dtype(request):
+    if request.param == "bfloat16":
+        pytest.importorskip("ml_dtypes", reason=ML_DTYPES_SKIP)
+    return request.param
+
+
+def _rand(rng, shape, dtype):
+    if dtype == "int8":
+        return rand_int8(rng, shape)
+    if dtype in NARROW:
+        return rand_narrow(rng, shape, dtype)
+    return rng.uniform(-1, 1, shape).astype(dtype)
+
+
+def _fill(dtype):
+    return POISON_INT if dtype == "int8" else None
+
+
+def _operands(seed, m, n, k, dtype, la="C", lb="C"):
+    rng = np.random.default_rng(seed)
+    return (np_layout(_rand(rng, (m, k), dtype), la, _fill(dtype)),
+            np_layout(_rand(rng, (k, n), dtype), lb, _fill(dtype)))
+
+
+def _c(seed, m, n, dtype, out_dtype=None):
+    rng = np.random.default_rng(seed)
+    if dtype == "int8":
+        return rng.integers(-10**6, 10**6, (m, n)).astype(np.int32)
+    return _rand(rng, (m, n), out_dtype or dtype).astype(out_dtype or np_dtype(dtype))
+
+
+def _same_bits(x, y):
+    x, y = np.asarray(x), np.asarray(y)
+    assert x.dtype == y.dtype and x.shape == y.shape
+    return np.array_equal(x.view(np.uint8), y.view(np.uint8))
+
+
+def _close(got, a, b, c=None, alpha=1.0, beta=0.0, dtype="float32"):
+    if dtype == "int8":
+        assert_int8_exact(got, a, b, c, alpha, beta)
+    elif dtype in NARROW:
+        assert_narrow_close(got, a, b, c, alpha, beta)
+    else:
+        assert_gemm_close(got, a, b, c, alpha, beta)
+
+
+# ---------------------------------------------------------------- bit identity
+
+@pytest.mark.parametrize("m_spec, n_spec, k", [
+    ("2r+3", "3r+1", BIG), (BIG, BIG, 300), ("r+1", 2 * BIG, 1025), (3 * BIG, "r", 64)],
+    ids=str)
+@pytest.mark.parametrize("lb", ["C", "F", "step"])
+def test_packed_equals_plain_bitwise(dtype, m_spec, n_spec, k, lb):
+    mr, nr = tile(dtype)
+    m, n = max(BIG, resolve_dim(m_spec, mr)), max(BIG, resolve_dim(n_spec, nr))
+    a, b = _operands(m + n + k, m, n, k, dtype, "F", lb)
+    packed = gemmkit.prepack_rhs(b)
+    assert _same_bits(gemmkit.gemm(a, packed), gemmkit.gemm(a, b))
+    alpha, beta = (3, -2) if dtype == "int8" else (0.75, -1.5)
+    c = _c(k, m, n, dtype)
+    assert _same_bits(gemmkit.gemm(a, packed, c, alpha=alpha, beta=beta),
+                      gemmkit.gemm(a, b, c, alpha=alpha, beta=beta))
+
+
+@pytest.mark.parametrize("m, n, k", [(1, 1, 1), (1, 40, 50), (40, 1, 50), (2, 3, 4),
+                                     (5, 7, 40), (17, 9, 3), (2, 2, 64)])
+def test_special_path_shapes_agree(dtype, m, n, k):
+    # Plain gemm may take a special path here: bitwise for the exact int8
+    # products, within the tolerance formula for floating point.
+    a, b = _operands(m * 7 + n + k, m, n, k, dtype, "C", "T")
+    packed = gemmkit.prepack_rhs(b)
+    got = gemmkit.gemm(a, packed)
+    if dtype == "int8":
+        assert _same_bits(got, gemmkit.gemm(a, b))
+    _close(got, a, b, dtype=dtype)
+
+
+@pytest.mark.parametrize("la", ["C", "F", "T", "rev_both", "step", "neg_T", "readonly"])
+def test_a_layouts(dtype, la):
+    a, b = _operands(len(la), BIG + 2, BIG + 4, 70, dtype, la, "C")
+    packed = gemmkit.prepack_rhs(b)
+    assert _same_bits(gemmkit.gemm(a, packed), gemmkit.gemm(a, b))
+
+
+@pytest.mark.parametrize("narrow_dtype", NARROW)
+def test_packed_f32_twin(narrow_dtype):
+    if narrow_dtype == "bfloat16":
+        pytest.importorskip("ml_dtypes", reason=ML_DTYPES_SKIP)
+    a, b = _operands(5, BIG + 1, BIG + 5, 99, narrow_dtype)
+    packed = gemmkit.prepack_rhs(b)
+    c = np.random.default_rng(1).uniform(-1, 1, a.shape[:1] + b.shape[1:]).astype(np.float32)
+    got = gemmkit.gemm(a, packed, c, beta=1.0, out_dtype=np.float32)
+    assert _same_bits(got, gemmkit.gemm(a, b, c, beta=1.0, out_dtype=np.float32))
+    out = np.full(c.shape, np.nan, np.float32, order="F")
+    assert gemmkit.gemm(a, packed, out=out, out_dtype="float32") is out
+    assert_narrow_close(out, a, b)
+
+
+@pytest.mark.parametrize("m, n, k", [(1, 5, 7), (3, 40, 9), (BIG, BIG, 100), (70, 3, 131073)])
+@pytest.mark.parametrize("scale_kind", ["tensor", "row", "col"])
+def test_packed_requant_bitwise(m, n, k, scale_kind):
+    a, b = _operands(m + k, m, n, k, "int8", "C", "F")
+    if k == 131073:  # accumulators past 2^31
+        a[:] = -128
+        b[:] = -128
+    packed = gemmkit.prepack_rhs(b)
+    rng = np.random.default_rng(m)
+    scale = {"tensor": 2.0**-24 if k > 10**5 else 0.003,
+             "row": rng.uniform(1e-3, 1e-2, m).astype(np.float32),
+             "col": rng.uniform(1e-3, 1e-2, (1, n)).astype(np.float32)}[scale_kind]
+    bias = rng.integers(-1000, 1000, (1, n)).astype(np.int32)
+    for out_dtype, zp in (("int8", -5), ("uint8", 130)):
+        got = gemmkit.gemm_requant(a, packed, scale=scale, zero_point=zp, bias=bias,
+                                   out_dtype=out_dtype)
+        assert _same_bits(got, gemmkit.gemm_requant(a, b, scale=scale, zero_point=zp,
+                                                    bias=bias, out_dtype=out_dtype))
+        assert_requant_exact(got, a, b, scale, zp, bias, out_dtype)
+
+
+def test_matmul_with_packed():
+    a, b = _operands(8, 6, 5, 7, "float64")
+    packed = gemmkit.prepack_rhs(b)
+    for left in (a, a[0], np.stack([a, 2 * a, -a])):
+        got = gemmkit.matmul(left, packed)
+        assert got.shape == np.matmul(left, b).shape
+        assert_gemm_close(got, left, b)
+    a8, b8 = _operands(9, 6, 5, 7, "int8")
+    assert np.array_equal(gemmkit.matmul(a8, gemmkit.prepack_rhs(b8)),
+                          a8.astype(np.int64) @ b8.astype(np.int64))
+
+
+@pytest.mark.parametrize("m, n, k", [(0, 5, 7), (5, 0, 7), (5, 6, 0)])
+def test_empty_shapes(dtype, m, n, k):
+    a, b = _operands(3, m, n, k, dtype)
+    packed = gemmkit.prepack_rhs(b)
+    assert packed.shape == (k, n)
+    got = gemmkit.gemm(a, packed)
+    assert got.shape == (m, n)
+    assert _same_bits(got, gemmkit.gemm(a, b))
+
+
+# ---------------------------------------------------------------- sharing
+
+@pytest.mark.parametrize("dtype_name", ["float32", "int8"])
+def test_one_packed_operand_many_threads(dtype_name):
+    # Products large enough to release the GIL, all at once on one PackedRhs.
+    m, n, k = 64, 48, 96
+    rng = np.random.default_rng(0)
+    b = _rand(rng, (k, n), dtype_name)
+    packed = gemmkit.prepack_rhs(b)
+    lefts = [_rand(rng, (m, k), dtype_name) for _ in range(16)]
+    expected = [gemmkit.gemm(x, b) for x in lefts]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
+        for _ in range(3):
+            results = list(pool.map(lambda x: gemmkit.gemm(x, packed), lefts))
+            for got, want in zip(results, expected):
+                assert _same_bits(got, want)
+
+
+# ---------------------------------------------------------------- the object
+
+def test_attributes_and_repr(dtype):
+    rng = np.random.default_rng(2)
+    b = _rand(rng, (37, 29), dtype)
+    packed = gemmkit.prepack_rhs(b)
+    assert isinstance(packed, gemmkit.PackedRhs)
+    assert packed.shape == (37, 29) and packed.ndim == 2
+    assert packed.dtype == np_dtype(dtype)
+    info = gemmkit.dispatch_info()[dtype]
+    assert packed.isa == info["isa"] and packed.kernel == info["kernel"]
+    assert packed.nbytes >= 37 * 29 * np_dtype(dtype).itemsize
+    text = repr(packed)
+    for part in ("PackedRhs", "(37, 29)", dtype, packed.isa, packed.kernel):
+        assert part in text, (part, text)
+
+
+def test_immutable():
+    packed = gemmkit.prepack_rhs(np.ones((3, 2)))
+    for name in ("shape", "dtype", "isa", "kernel", "nbytes", "_handle", "anything"):
+        with pytest.raises(AttributeError):
+            setattr(packed, name, 1)
+        with pytest.raises(AttributeError):
+            delattr(packed, name)
+    assert not hasattr(packed, "__dict__")
+    with pytest.raises(TypeError):
+        gemmkit.PackedRhs()
+    with pytest.raises(TypeError):
+        pickle.dumps(packed)
+    assert copy.copy(packed) is packed and copy.deepcopy(packed) is packed
+    assert weakref.ref(packed)() is packed
+
+
+def test_keeps_no_reference_to_b(dtype):
+    rng = np.random.default_rng(3)
+    a = _rand(rng, (BIG, 40), dtype)
+    b = _rand(rng, (40, BIG), dtype)
+    want = gemmkit.gemm(a, b)
+    packed = gemmkit.prepack_rhs(b)
+    alive = weakref.ref(b)
+    b[...] = 0  # later changes to b do not show through
+    del b
+    gc.collect()
+    assert alive() is None, "PackedRhs kept a reference to b"
+    assert _same_bits(gemmkit.gemm(a, packed), want)
+
+
+def test_released_with_its_last_reference():
+    packed = gemmkit.prepack_rhs(np.ones((300, 200), np.float32))
+    alive = weakref.ref(packed)
+    del packed
+    gc.collect()
+    assert alive() is None
+
+
+# ---------------------------------------------------------------- refusals
+
+def _raises(cls, words, fn, *args, **kwargs):
+    with pytest.raises(cls) as exc:
+        fn(*args, **kwargs)
+    msg = str(exc.value)
+    assert msg.startswith("gemmkit: ") and any(w in msg.lower() for w in words), msg
+
+
+def test_refusals():
+    b32 = np.ones((4, 3), np.float32)
+    packed = gemmkit.prepack_rhs(b32)
+    # a of another dtype than the packed one
+    _raises(gemmkit.DTypeError, ("dtype", "packed"), gemmkit.gemm,
+            np.ones((2, 4), np.float64), packed)
+    _raises(gemmkit.DTypeError, ("dtype", "packed"), gemmkit.gemm,
+            np.ones((2, 4), np.int8), packed)
+    # a with another depth than the packed k
+    _raises(gemmkit.ShapeError, ("k=4", "shape"), gemmkit.gemm,
+            np.ones((2, 5), np.float32), packed)
+    _raises(gemmkit.ShapeError, ("2-d", "ndim"), gemmkit.gemm,
+            np.ones((4,), np.float32), packed)
+    # requant with a float packed operand
+    _raises(gemmkit.DTypeError, ("int8",), gemmkit.gemm_requant,
+            np.ones((2, 4), np.int8), packed, scale=1.0, zero_point=0)
+    # an out of the wrong type
+    _raises(gemmkit.DTypeError, ("dtype",), gemmkit.gemm, np.ones((2, 4), np.float32),
+            packed, out=np.zeros((2, 3), np.float64))
+    _raises(gemmkit.DTypeError, ("dtype", "pair"), gemmkit.gemm,
+            np.ones((2, 4), np.float32), packed, out_dtype=np.float16)
+    # what cannot be packed
+    _raises(gemmkit.DTypeError, ("packedrhs",), gemmkit.prepack_rhs, packed)
+    _raises(gemmkit.ShapeError, ("2-d",), gemmkit.prepack_rhs, np.ones(4, np.float32))
+    _raises(gemmkit.DTypeError, ("dtype",), gemmkit.prepack_rhs, np.ones((2, 2), np.int32))
+    _raises(gemmkit.DTypeError, ("dtype",), gemmkit.prepack_rhs, np.ones((2, 2), np.uint8))
