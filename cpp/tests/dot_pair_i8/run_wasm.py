@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""Builds and runs the simd128 unit of the int8 pair dot family test in node.
+
+    python cpp/tests/dot_pair_i8/run_wasm.py [--build-dir build/wasm/test]
+
+cpp/tests/dot_pair_i8_test.cpp and cpp/tests/dot_pair_i8/simd128.cpp are
+compiled with exactly the flags of the simd128 target units (wasm/build.py:
+clang --target=wasm32-wasi -O3 -msimd128 -ffp-contract=off ...), linked as a
+WASI command module against wasi-libc and run under node's WASI (node >= 20).
+Prints every command it runs; exits with the test's status (0 passed,
+1 failed), or 2 when the toolchain or node is missing (with the reason).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(REPO / "wasm"))
+import build as wasm_build  # noqa: E402  (wasm/build.py)
+
+# node's WASI runs the command module; its exit code is the test's.
+RUNNER = r"""
+import { readFileSync } from "node:fs";
+import { WASI } from "node:wasi";
+const wasi = new WASI({ version: "preview1", args: ["dot_pair_i8_test"], env: {} });
+const module = await WebAssembly.compile(readFileSync(process.argv[1]));
+const instance = await WebAssembly.instantiate(module, wasi.getImportObject());
+process.exitCode = wasi.start(instance);
+"""
+
+
+def run(cmd: list[str]) -> subprocess.CompletedProcess:
+    print("$ " + " ".join(cmd), flush=True)
+    return subprocess.run(cmd)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--build-dir", type=Path, default=REPO / "build" / "wasm" / "test")
+    args = ap.parse_args(argv)
+    try:
+        tc = wasm_build.detect_toolchain()
+    except wasm_build.BuildError as exc:
+        print(f"run_wasm.py: cannot build: {exc}", file=sys.stderr)
+        return 2
+    node = shutil.which("node")
+    if node is None:
+        print("run_wasm.py: node >= 20 is not installed", file=sys.stderr)
+        return 2
+    out_dir = args.build_dir
+    out_dir.mkdir(parents=True, exist_ok=True)
+    variant = wasm_build.Variant("test", ("simd128",), False, None)
+    flags = wasm_build.common_flags(tc, REPO, variant) + wasm_build.isa_flags("simd128", variant)
+    objs = []
+    for src in (REPO / "cpp" / "tests" / "dot_pair_i8_test.cpp",
+                REPO / "cpp" / "tests" / "dot_pair_i8" / "simd128.cpp"):
+        obj = out_dir / f"dot_pair_i8__{src.stem}.o"
+        if run([tc.cxx, *flags, "-c", str(src), "-o", str(obj)]).returncode != 0:
+            return 1
+        objs.append(str(obj))
+    wasm = out_dir / "dot_pair_i8_test.wasm"
+    link = [tc.wasm_ld, "--strip-debug", "-O2", "-z", "stack-size=1048576",
+            os.path.join(tc.wasi_lib, "crt1-command.o"), *objs, "-L", tc.wasi_lib, "-lc"]
+    if tc.builtins:
+        link.append(tc.builtins)
+    if run(link + ["-o", str(wasm)]).returncode != 0:
+        return 1
+    return run([node, "--no-warnings", "--input-type=module", "-e", RUNNER, "--",
+                str(wasm)]).returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())
