@@ -467,9 +467,11 @@ def dispatch_info():
     """What runs, per dtype: ISA, kernel name, tile (mr x nr), depth multiple.
 
     Keys "float32", "float64", "float16", "bfloat16" and "int8" each hold
-    {"isa", "kernel", "mr", "nr", "depth_multiple"}: depth_multiple is 2 for
-    the bfloat16 dot kernel (avx512bf16, ``vdpbf16ps``), 4 for the int8 one
-    (avx512vnni, ``vpdpbusd``) and 1 elsewhere.  A type that alone cannot
+    {"isa", "kernel", "mr", "nr", "depth_multiple"}: depth_multiple is the
+    number of depth steps one instruction folds: 2 for the bfloat16 dot
+    kernel (avx512bf16, ``vdpbf16ps``) and for int8 on fma and simd128 (i16
+    pairs: ``vpmaddwd``, ``i32x4.dot_i16x8_s``), 4 for int8 on avx512vnni
+    (``vpdpbusd``), 1 for the widening kernels.  A type that alone cannot
     run under the pin (float16 pinned to fma on a CPU without F16C) shows
     ``None``.  Also the CPU features seen, the ISAs compiled in and usable
     here, the thread count and the ``GEMMKIT_REQUIRE_ISA`` pin.  Raises

@@ -75,8 +75,10 @@ def _isa_of(path: Path):
     for i, part in enumerate(parts[:-1]):
         if part == "targets" and parts[i + 1] in ISAS:
             return parts[i + 1]
+    # Per-ISA test units are named after their ISA (tests/conformance/fma.cpp,
+    # tests/dot/avx512vnni.cpp, ...); no baseline source is.
     stem = path.name.split(".")[0]
-    if "conformance" in parts[:-1] and stem in ISAS:
+    if "tests" in parts[:-1] and stem in ISAS:
         return stem
     return None
 

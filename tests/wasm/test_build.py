@@ -4,6 +4,8 @@ module imports and exports, the standalone modules' exports."""
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 import zipfile
 
 from wasmhelpers import REPO, wasm_build
@@ -58,3 +60,15 @@ def test_toolchain_detection_is_not_pinned_to_one_llvm():
     assert tc.llvm >= wasm_build.MIN_LLVM
     assert re.search(rf"(clang\+\+-{tc.llvm}|llvm-{tc.llvm}/bin/clang\+\+)$", tc.cxx)
     assert tc.libcxx_include.endswith("c++/v1")
+
+
+def test_int8_pair_kernel_in_simd128():
+    # The int8 i16-pair family's own test (cpp/tests/dot_pair_i8_test.cpp),
+    # compiled with the simd128 target flags and run under node's WASI:
+    # packing and the i32x4.dot_i16x8_s loop against exact references.
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "cpp" / "tests" / "dot_pair_i8" / "run_wasm.py")],
+        capture_output=True, text=True, timeout=600,
+    )
+    assert proc.returncode == 0, f"{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+    assert "0 failed" in proc.stdout, proc.stdout[-2000:]

@@ -5,7 +5,8 @@
 // for one token and tile geometry (MR_REG, NR).  The driver is written once
 // against this interface; the widening families (widen.hpp: f32, f64, f16,
 // bf16, int8 -> int32 on every token) and the dot families (dot_bf16.hpp:
-// vdpbf16ps, dot_vnni.hpp: vpdpbusd) implement it.
+// vdpbf16ps, dot_vnni.hpp: vpdpbusd, dot_pair_i8.hpp: int8 as int16 pairs
+// through vpmaddwd / i32x4.dot_i16x8_s) implement it.
 //
 //   struct Family {
 //     using Token;                  the ISA token
@@ -50,7 +51,8 @@
 //
 // Rounding contracts: a widening family is bit-identical to converting the
 // inputs to A and running the homogeneous A kernel; for integers every
-// family (VNNI included) is exact, wrapping at 32 bits.  vdpbf16ps rounds
+// family (VNNI and the int16 pairs included) is exact, wrapping at 32 bits,
+// so every int8 kernel gives the same bits.  vdpbf16ps rounds
 // its fused pair differently (and flushes denormals) and is held to a
 // tolerance instead.
 #pragma once

@@ -1,0 +1,522 @@
+// L4 kernel: the AMX tile families, bf16 x bf16 -> f32 (tdpbf16ps) and
+// int8 x int8 -> int32 (tdpbssd), with their packers (the L1 part of these
+// families) and the tile configuration they share.
+//
+// An AMX dot instruction computes C[M][N] += A[M][K] . B[K][N] on tiles of
+// 16 rows x 64 bytes: A row-major (a row's K depth values contiguous), B in
+// the "VNNI" layout (a row holds one depth group of N columns: 2 bf16 or 4
+// int8 per column), C 16 x 16 f32/int32.  The kernel frame's rows i (kMr of
+// them, acc lanes) are AMX's N and its columns j (NR) are AMX's M, so:
+//
+//   kernel A panel = AMX B operand, kernel B panel = AMX A operand,
+//   C tile (u, t) row jj, column ii  =  acc[16u + jj][t] lane ii,
+//
+// which makes acc[NR][MR_REG] (zmm, 64-byte aligned) itself the row-major
+// C tile memory: row stride kMr * 4 bytes.  accumulate() loads the C tiles
+// straight from acc, runs the depth, and stores them back.
+//
+// Packed layouts (kMr = MR_REG * 16 rows, NR columns; D = depth per chunk:
+// 32 for bf16, 64 for int8; Q = ceil(kc / D) chunks; E = D / 16 depth values
+// per group, 2 or 4):
+//   A panel: [Q * 16][kMr][E]   element (g, i, e) = A(i, E g + e)
+//            (DotBf16Family's / DotVnniFamily's A panel without the +128
+//            bias, its depth zero-padded to whole chunks).  Rows [16t,
+//            16t + 16) of chunk q are the AMX B tile at
+//            a + q * 16 * kMr * E + t * 16 * E, row stride kMr * 4 bytes.
+//   B panel: [Q][NR][D]          element (q, j, d) = B(D q + d, j): each
+//            column's D depth values are one 64-byte row.  Columns [16u,
+//            16u + 16) of chunk q are the AMX A tile at
+//            b + q * NR * D + u * 16 * D, row stride 64 bytes.
+// Rows or columns past width and depth past kc hold zero, so padding
+// contributes exactly 0 (int8) or +0 products (bf16).  No trailer: panel
+// sizes are Q * 16 * kMr * E and Q * NR * D elements.
+//
+// Rounding: tdpbssd multiplies signed bytes exactly and adds with int32
+// wrap-around, so the int8 family is bit-identical to the widening kernel
+// for any kc and seed (additions modulo 2^32 do not depend on their order).
+// tdpbf16ps adds each exact bf16 x bf16 product to the f32 accumulator with
+// round to nearest even, flushing denormal inputs and results to zero
+// whatever MXCSR says: the bf16 family is held to a tolerance (family.hpp).
+//
+// Tile configuration: every family here uses the same palette-1 layout,
+// tmm0..7 all 16 rows x 64 bytes.  accumulate() checks the thread's live
+// configuration (sttilecfg, ~23 cycles) and loads ours (ldtilecfg, ~230
+// cycles, measured 2026-12 on one Sapphire Rapids-class core) only when it
+// differs: on a thread's first tile, or after other code on the thread
+// (oneDNN in torch, onnxruntime) loaded its own or released the tiles.  No
+// caller has to configure anything; release_tiles() is there for a caller
+// that wants the tile state back in its init state (cheaper context
+// switches) once a GEMM is done.
+//
+// Contract with the driver: cpp/src/kernel/family.hpp.  Everything here is a
+// template over the ISA token or has internal linkage (ODR: see
+// simd/simd_ops.hpp); it needs AVX-512F + BW + AMX-TILE/BF16/INT8, i.e. an
+// amx translation unit, and a process that was granted XTILEDATA
+// (simd/amx.hpp).
+#pragma once
+
+#if defined(__x86_64__) || defined(_M_X64)
+#include <immintrin.h>
+
+#include <cstdint>
+#include <cstring>
+
+#include "gemmkit/types.hpp"
+#include "kernel/dot_bf16.hpp"
+#include "kernel/dot_vnni.hpp"
+#include "kernel/task.hpp"
+#include "simd/amx.hpp"
+#include "simd/simd_ops.hpp"
+
+namespace gemmkit::kernel {
+
+namespace amx_detail {
+
+// ---------------------------------------------------------------------------
+// Tile configuration
+
+// The 64-byte ldtilecfg image: palette 1 (byte 0), colsb[0..7] = 64 (bytes
+// 16..31), rows[0..7] = 16 (bytes 48..55), tiles 8..15 unused.
+static GEMMKIT_INLINE __m512i tile_config_image() {
+  return _mm512_set_epi64(0, 0x1010101010101010ll, 0, 0, 0x0040004000400040ll,
+                          0x0040004000400040ll, 0, 1);
+}
+
+struct alignas(64) TileConfig {
+  unsigned char bytes[64];
+};
+
+// GCC 12's _tile_loadconfig / _tile_storeconfig declare an 8-byte memory
+// operand; these name all 64 bytes so no store of the image is dropped.
+static GEMMKIT_INLINE void load_config(const TileConfig& c) {
+  __asm__ volatile("ldtilecfg %0" : : "m"(c));
+}
+static GEMMKIT_INLINE void store_config(TileConfig& c) {
+  __asm__ volatile("sttilecfg %0" : "=m"(c));
+}
+
+// Makes this thread's live tile configuration ours (see the header note).
+static GEMMKIT_INLINE void ensure_tile_config() {
+  TileConfig live;
+  store_config(live);
+  const __m512i want = tile_config_image();
+  if (_mm512_cmpneq_epi64_mask(_mm512_load_si512(live.bytes), want) != 0) {
+    TileConfig c;
+    _mm512_store_si512(c.bytes, want);
+    load_config(c);
+  }
+}
+
+// Returns the thread's tile state to its init state (no configuration).
+static GEMMKIT_INLINE void release_tiles() { _tile_release(); }
+
+// ---------------------------------------------------------------------------
+// The depth loop
+//
+// Tile registers by role (the instructions take them as immediates):
+//   tmm0..3  C (u, t) = tmm(2u + t): kernel columns [16u, 16u + 16) x
+//            kernel rows [16t, 16t + 16)
+//   tmm4, 5  AMX A = B panel columns [16u, 16u + 16)
+//   tmm6, 7  AMX B = A panel rows [16t, 16t + 16)
+// MR_REG = 1 leaves t = 1 out, NR = 16 leaves u = 1 out.
+
+struct DpBf16 {
+  static GEMMKIT_INLINE void dp0() { _tile_dpbf16ps(0, 4, 6); }
+  static GEMMKIT_INLINE void dp1() { _tile_dpbf16ps(1, 4, 7); }
+  static GEMMKIT_INLINE void dp2() { _tile_dpbf16ps(2, 5, 6); }
+  static GEMMKIT_INLINE void dp3() { _tile_dpbf16ps(3, 5, 7); }
+};
+
+struct DpInt8 {
+  static GEMMKIT_INLINE void dp0() { _tile_dpbssd(0, 4, 6); }
+  static GEMMKIT_INLINE void dp1() { _tile_dpbssd(1, 4, 7); }
+  static GEMMKIT_INLINE void dp2() { _tile_dpbssd(2, 5, 6); }
+  static GEMMKIT_INLINE void dp3() { _tile_dpbssd(3, 5, 7); }
+};
+
+// acc (NR x kMr accumulators, row j at acc + j * kMr * 4 bytes) += the
+// product of `chunks` depth chunks of one A and one B panel.
+template <int MR_REG, int NR, class Dp>
+static GEMMKIT_INLINE void tile_loop(index_t chunks, const unsigned char* a,
+                                     const unsigned char* b, void* acc) {
+  constexpr bool kT1 = MR_REG == 2;
+  constexpr bool kU1 = NR == 32;
+  constexpr long kCStride = MR_REG * 64;    // bytes per kernel column of acc
+  constexpr long kAStride = MR_REG * 64;    // bytes per group row of an A panel
+  constexpr index_t kAChunk = 16 * kAStride;
+  constexpr index_t kBChunk = NR * 64;
+  unsigned char* c = static_cast<unsigned char*>(acc);
+  ensure_tile_config();
+  // GCC 12's tile loads are asm without memory operands: this barrier makes
+  // every store to acc and to the panels happen before them.  (Tile stores
+  // clobber memory, so later reads of acc see them.)
+  __asm__ volatile("" : : : "memory");
+  _tile_loadd(0, c, kCStride);
+  if constexpr (kT1) _tile_loadd(1, c + 64, kCStride);
+  if constexpr (kU1) _tile_loadd(2, c + 16 * kCStride, kCStride);
+  if constexpr (kT1 && kU1) _tile_loadd(3, c + 16 * kCStride + 64, kCStride);
+  for (index_t q = 0; q < chunks; ++q) {
+    _tile_loadd(4, b, 64);
+    _tile_loadd(6, a, kAStride);
+    Dp::dp0();
+    if constexpr (kT1) {
+      _tile_loadd(7, a + 64, kAStride);
+      Dp::dp1();
+    }
+    if constexpr (kU1) {
+      _tile_loadd(5, b + 16 * 64, 64);
+      Dp::dp2();
+      if constexpr (kT1) Dp::dp3();
+    }
+    a += kAChunk;
+    b += kBChunk;
+  }
+  _tile_stored(0, c, kCStride);
+  if constexpr (kT1) _tile_stored(1, c + 64, kCStride);
+  if constexpr (kU1) _tile_stored(2, c + 16 * kCStride, kCStride);
+  if constexpr (kT1 && kU1) _tile_stored(3, c + 16 * kCStride + 64, kCStride);
+}
+
+// ---------------------------------------------------------------------------
+// B panel packing: [chunk][W][64 bytes], each column's 64 bytes of depth
+// contiguous.  E is the element bit pattern (uint16_t for bf16, int8_t).
+
+static GEMMKIT_INLINE __mmask64 byte_mask(int n) {
+  return n >= 64 ? ~__mmask64(0) : (__mmask64(1) << n) - 1;
+}
+
+// Chunks [q0, q1) of columns [c0, c0 + 16) are zero (padding columns).
+template <int W>
+static GEMMKIT_INLINE void zero_columns(index_t q0, index_t q1, int c0, int n,
+                                        unsigned char* dst) {
+  for (index_t q = q0; q < q1; ++q)
+    for (int j = 0; j < n; ++j)
+      _mm512_storeu_si512(dst + (q * W + c0 + j) * 64, _mm512_setzero_si512());
+}
+
+// Source contiguous along the depth (element (j, p) at src[j * rs + p]):
+// each column's chunk is one 64-byte copy; the last chunk is a masked load
+// (never touching the source past kc) stored whole, zeros included.
+template <int W, class E>
+static GEMMKIT_INLINE void pack_cols_depth(index_t kc, index_t width, const E* src,
+                                           index_t rs, E* GEMMKIT_RESTRICT dst) {
+  constexpr int kPer = 64 / int(sizeof(E));
+  const index_t chunks = (kc + kPer - 1) / kPer;
+  const index_t full = kc / kPer;
+  const int tail = int(kc - full * kPer) * int(sizeof(E));
+  unsigned char* d = reinterpret_cast<unsigned char*>(dst);
+  const index_t valid = width < W ? width : W;
+  for (index_t j = 0; j < valid; ++j) {
+    const E* s = src + j * rs;
+    unsigned char* dj = d + j * 64;
+    index_t q = 0;
+#pragma GCC unroll 4
+    for (; q < full; ++q)
+      _mm512_storeu_si512(dj + q * W * 64, _mm512_loadu_si512(s + q * kPer));
+    if (tail > 0)
+      _mm512_storeu_si512(dj + q * W * 64, _mm512_maskz_loadu_epi8(byte_mask(tail), s + q * kPer));
+  }
+  for (index_t j = valid; j < W; ++j)
+    for (index_t q = 0; q < chunks; ++q)
+      _mm512_storeu_si512(d + (q * W + j) * 64, _mm512_setzero_si512());
+}
+
+// 16 lines x 16 bytes per 128-bit lane -> their transpose, per lane:
+// r[k] lane L holds depth row 16L + k of 16 columns; afterwards out[c] lane L
+// holds column c's 16 depth bytes 16L..16L+15, so out[c] is column c's whole
+// 64-byte chunk.  Four rounds of in-lane unpacks (8, 16, 32, 64 bits); the
+// unpacks leave the columns in the order col(h, q, s, e) = 8h + 4q + 2s + e.
+static GEMMKIT_INLINE void transpose_lanes_8bit(const __m512i (&r)[16], __m512i (&out)[16]) {
+  __m512i s1[8][2], s2[4][2][2], s3[2][2][2][2];
+#pragma GCC unroll 8
+  for (int i = 0; i < 8; ++i) {
+    s1[i][0] = _mm512_unpacklo_epi8(r[2 * i], r[2 * i + 1]);
+    s1[i][1] = _mm512_unpackhi_epi8(r[2 * i], r[2 * i + 1]);
+  }
+#pragma GCC unroll 4
+  for (int i = 0; i < 4; ++i)
+#pragma GCC unroll 2
+    for (int h = 0; h < 2; ++h) {
+      s2[i][h][0] = _mm512_unpacklo_epi16(s1[2 * i][h], s1[2 * i + 1][h]);
+      s2[i][h][1] = _mm512_unpackhi_epi16(s1[2 * i][h], s1[2 * i + 1][h]);
+    }
+#pragma GCC unroll 2
+  for (int i = 0; i < 2; ++i)
+#pragma GCC unroll 2
+    for (int h = 0; h < 2; ++h)
+#pragma GCC unroll 2
+      for (int q = 0; q < 2; ++q) {
+        s3[i][h][q][0] = dot_vnni_detail::unpacklo32(s2[2 * i][h][q], s2[2 * i + 1][h][q]);
+        s3[i][h][q][1] = dot_vnni_detail::unpackhi32(s2[2 * i][h][q], s2[2 * i + 1][h][q]);
+      }
+#pragma GCC unroll 2
+  for (int h = 0; h < 2; ++h)
+#pragma GCC unroll 2
+    for (int q = 0; q < 2; ++q)
+#pragma GCC unroll 2
+      for (int s = 0; s < 2; ++s) {
+        out[8 * h + 4 * q + 2 * s] = dot_vnni_detail::unpacklo64(s3[0][h][q][s], s3[1][h][q][s]);
+        out[8 * h + 4 * q + 2 * s + 1] =
+            dot_vnni_detail::unpackhi64(s3[0][h][q][s], s3[1][h][q][s]);
+      }
+}
+
+// 8 lines x 8 words per 128-bit lane -> their transpose, per lane: r[k]
+// lane L holds depth row 8L + k of 8 columns; afterwards out[c] lane L holds
+// column c's depth 8L..8L+7, so out[c] is column c's whole 32-value chunk.
+static GEMMKIT_INLINE void transpose_lanes_16bit(const __m512i (&r)[8], __m512i (&out)[8]) {
+  __m512i s1[4][2], s2[2][2][2];
+#pragma GCC unroll 4
+  for (int i = 0; i < 4; ++i) {
+    s1[i][0] = _mm512_unpacklo_epi16(r[2 * i], r[2 * i + 1]);
+    s1[i][1] = _mm512_unpackhi_epi16(r[2 * i], r[2 * i + 1]);
+  }
+#pragma GCC unroll 2
+  for (int i = 0; i < 2; ++i)
+#pragma GCC unroll 2
+    for (int h = 0; h < 2; ++h) {
+      s2[i][h][0] = dot_vnni_detail::unpacklo32(s1[2 * i][h], s1[2 * i + 1][h]);
+      s2[i][h][1] = dot_vnni_detail::unpackhi32(s1[2 * i][h], s1[2 * i + 1][h]);
+    }
+#pragma GCC unroll 2
+  for (int h = 0; h < 2; ++h)
+#pragma GCC unroll 2
+    for (int q = 0; q < 2; ++q) {
+      out[4 * h + 2 * q] = dot_vnni_detail::unpacklo64(s2[0][h][q], s2[1][h][q]);
+      out[4 * h + 2 * q + 1] = dot_vnni_detail::unpackhi64(s2[0][h][q], s2[1][h][q]);
+    }
+}
+
+// Four 16-byte pieces into one zmm, piece L in lane L.
+static GEMMKIT_INLINE __m512i lanes4(__m128i x0, __m128i x1, __m128i x2, __m128i x3) {
+  __m512i z = _mm512_zextsi128_si512(x0);
+  z = _mm512_inserti32x4(z, x1, 1);
+  z = _mm512_inserti32x4(z, x2, 2);
+  return _mm512_inserti32x4(z, x3, 3);
+}
+
+static GEMMKIT_INLINE __m128i load16(const void* p) {
+  return _mm_loadu_si128(static_cast<const __m128i*>(p));
+}
+
+// int8, source contiguous along the panel (element (j, p) at src[j + p * cs]):
+// per 16 columns and 64-deep chunk, 16 zmm of four 16-byte rows each and one
+// in-lane byte transpose.  Partial columns and the depth tail use masked
+// loads (zeros), never touching the source past the panel.
+template <int W>
+static GEMMKIT_INLINE void pack_cols_lines_i8(index_t kc, index_t width, const std::int8_t* src,
+                                              index_t cs, std::int8_t* GEMMKIT_RESTRICT dst) {
+  const index_t chunks = (kc + 63) / 64;
+  unsigned char* d = reinterpret_cast<unsigned char*>(dst);
+  for (int c0 = 0; c0 < W; c0 += 16) {
+    const int v = width - c0 >= 16 ? 16 : (width > c0 ? int(width - c0) : 0);
+    if (v == 0) {
+      zero_columns<W>(0, chunks, c0, 16, d);
+      continue;
+    }
+    for (index_t q = 0; q < chunks; ++q) {
+      const index_t p0 = q * 64;
+      const int nd = kc - p0 >= 64 ? 64 : int(kc - p0);
+      const std::int8_t* s = src + p0 * cs + c0;
+      __m512i r[16], t[16];
+      if (v == 16 && nd == 64) {
+#pragma GCC unroll 16
+        for (int k = 0; k < 16; ++k)
+          r[k] = lanes4(load16(s + k * cs), load16(s + (16 + k) * cs), load16(s + (32 + k) * cs),
+                        load16(s + (48 + k) * cs));
+      } else {
+        for (int k = 0; k < 16; ++k) {
+          __m128i x[4];
+          for (int l = 0; l < 4; ++l) {
+            const int p = 16 * l + k;
+            x[l] = p < nd ? dot_vnni_detail::load_bytes(s + p * cs, v) : _mm_setzero_si128();
+          }
+          r[k] = lanes4(x[0], x[1], x[2], x[3]);
+        }
+      }
+      transpose_lanes_8bit(r, t);
+      unsigned char* dq = d + (q * W + c0) * 64;
+#pragma GCC unroll 16
+      for (int c = 0; c < 16; ++c) _mm512_storeu_si512(dq + c * 64, t[c]);
+    }
+  }
+}
+
+// bf16, source contiguous along the panel: per 8 columns and 32-deep chunk,
+// 8 zmm of four 8-value rows each and one in-lane word transpose.
+template <int W>
+static GEMMKIT_INLINE void pack_cols_lines_bf16(index_t kc, index_t width, const std::uint16_t* src,
+                                                index_t cs, std::uint16_t* GEMMKIT_RESTRICT dst) {
+  const index_t chunks = (kc + 31) / 32;
+  unsigned char* d = reinterpret_cast<unsigned char*>(dst);
+  for (int c0 = 0; c0 < W; c0 += 8) {
+    const int v = width - c0 >= 8 ? 8 : (width > c0 ? int(width - c0) : 0);
+    if (v == 0) {
+      zero_columns<W>(0, chunks, c0, 8, d);
+      continue;
+    }
+    for (index_t q = 0; q < chunks; ++q) {
+      const index_t p0 = q * 32;
+      const int nd = kc - p0 >= 32 ? 32 : int(kc - p0);
+      const std::uint16_t* s = src + p0 * cs + c0;
+      __m512i r[8], t[8];
+      if (v == 8 && nd == 32) {
+#pragma GCC unroll 8
+        for (int k = 0; k < 8; ++k)
+          r[k] = lanes4(load16(s + k * cs), load16(s + (8 + k) * cs), load16(s + (16 + k) * cs),
+                        load16(s + (24 + k) * cs));
+      } else {
+        for (int k = 0; k < 8; ++k) {
+          __m128i x[4];
+          for (int l = 0; l < 4; ++l) {
+            const int p = 8 * l + k;
+            x[l] = p < nd ? dot_bf16_detail::load_words8(s + p * cs, v) : _mm_setzero_si128();
+          }
+          r[k] = lanes4(x[0], x[1], x[2], x[3]);
+        }
+      }
+      transpose_lanes_16bit(r, t);
+      unsigned char* dq = d + (q * W + c0) * 64;
+#pragma GCC unroll 8
+      for (int c = 0; c < 8; ++c) _mm512_storeu_si512(dq + c * 64, t[c]);
+    }
+  }
+}
+
+// Any strides: one element at a time (rare layouts only).
+template <int W, class E>
+static GEMMKIT_INLINE void pack_cols_strided(index_t kc, index_t width, const E* src, index_t rs,
+                                             index_t cs, E* GEMMKIT_RESTRICT dst) {
+  constexpr int kPer = 64 / int(sizeof(E));
+  const index_t chunks = (kc + kPer - 1) / kPer;
+  for (index_t q = 0; q < chunks; ++q)
+    for (index_t j = 0; j < W; ++j)
+      for (index_t e = 0; e < kPer; ++e) {
+        const index_t p = q * kPer + e;
+        dst[(q * W + j) * kPer + e] = j < width && p < kc ? src[j * rs + p * cs] : E(0);
+      }
+}
+
+// Zero-fills the A panel's depth past the packed groups up to whole chunks.
+static GEMMKIT_INLINE void zero_tail(void* dst, index_t from_bytes, index_t to_bytes) {
+  if (to_bytes > from_bytes)
+    std::memset(static_cast<unsigned char*>(dst) + from_bytes, 0,
+                static_cast<std::size_t>(to_bytes - from_bytes));
+}
+
+}  // namespace amx_detail
+
+// bf16 x bf16 -> f32 through tdpbf16ps: 32 depth steps per chunk.
+template <class Token_, int MR_REG, int NR>
+struct AmxBf16Family {
+  using Token = Token_;
+  using L = bfloat16;
+  using R = bfloat16;
+  using A = float;
+  using PA = bfloat16;
+  using PB = bfloat16;
+  using Ops = simd::SimdOps<Token, A>;
+  using Reg = typename Ops::Reg;
+  static constexpr int kLanes = Ops::kLanes;
+  static constexpr int kMrReg = MR_REG;
+  static constexpr int kMr = MR_REG * kLanes;
+  static constexpr int kNr = NR;
+  static constexpr int kDepthMultiple = 32;
+  static constexpr bool kInplace = false;
+  static_assert(kLanes == 16, "AMX C tiles hold 16 f32 per row: 16-lane accumulators");
+  static_assert(MR_REG == 1 || MR_REG == 2, "one or two 16-row tiles of A");
+  static_assert(NR == 16 || NR == 32, "one or two 16-column tiles of B");
+
+  static constexpr index_t chunks(index_t kc) { return (kc + 31) / 32; }
+  static constexpr index_t a_panel_size(index_t kc) { return chunks(kc) * 32 * kMr; }
+  static constexpr index_t b_panel_size(index_t kc) { return chunks(kc) * 32 * NR; }
+
+  static void pack_a(index_t kc, index_t width, const L* src, index_t rs, index_t cs,
+                     PA* dst) {
+    dot_bf16_detail::pack<Token, kMr>(kc, width, src, rs, cs, dst);
+    amx_detail::zero_tail(dst, (kc + 1) / 2 * kMr * 4, a_panel_size(kc) * 2);
+  }
+
+  static void pack_b(index_t kc, index_t width, const R* src, index_t rs, index_t cs,
+                     PB* dst) {
+    static_assert(sizeof(bfloat16) == 2 && alignof(bfloat16) == 2);
+    const std::uint16_t* s = reinterpret_cast<const std::uint16_t*>(src);
+    std::uint16_t* d = reinterpret_cast<std::uint16_t*>(dst);
+    if (cs == 1) {
+      amx_detail::pack_cols_depth<NR>(kc, width, s, rs, d);
+    } else if (rs == 1) {
+      amx_detail::pack_cols_lines_bf16<NR>(kc, width, s, cs, d);
+    } else {
+      amx_detail::pack_cols_strided<NR>(kc, width, s, rs, cs, d);
+    }
+  }
+
+  // acc[j][r] += sum_p A(r * 16 + lane, p) * B(p, j), 32 depth steps per
+  // tdpbf16ps over the panels' whole chunks.
+  static GEMMKIT_INLINE void accumulate(index_t kc, const PA* GEMMKIT_RESTRICT a,
+                                        const PB* GEMMKIT_RESTRICT b,
+                                        Reg (&acc)[NR][MR_REG]) {
+    amx_detail::tile_loop<MR_REG, NR, amx_detail::DpBf16>(
+        chunks(kc), reinterpret_cast<const unsigned char*>(a),
+        reinterpret_cast<const unsigned char*>(b), &acc[0][0]);
+  }
+};
+
+// int8 x int8 -> int32 through tdpbssd (signed x signed, wrapping): 64
+// depth steps per chunk.
+template <class Token_, int MR_REG, int NR>
+struct AmxInt8Family {
+  using Token = Token_;
+  using L = std::int8_t;
+  using R = std::int8_t;
+  using A = std::int32_t;
+  using PA = std::int8_t;
+  using PB = std::int8_t;
+  using Ops = simd::SimdOps<Token, A>;
+  using Reg = typename Ops::Reg;
+  static constexpr int kLanes = Ops::kLanes;
+  static constexpr int kMrReg = MR_REG;
+  static constexpr int kMr = MR_REG * kLanes;
+  static constexpr int kNr = NR;
+  static constexpr int kDepthMultiple = 64;
+  static constexpr bool kInplace = false;
+  static_assert(kLanes == 16, "AMX C tiles hold 16 int32 per row: 16-lane accumulators");
+  static_assert(MR_REG == 1 || MR_REG == 2, "one or two 16-row tiles of A");
+  static_assert(NR == 16 || NR == 32, "one or two 16-column tiles of B");
+
+  static constexpr index_t chunks(index_t kc) { return (kc + 63) / 64; }
+  static constexpr index_t a_panel_size(index_t kc) { return chunks(kc) * 64 * kMr; }
+  static constexpr index_t b_panel_size(index_t kc) { return chunks(kc) * 64 * NR; }
+
+  static void pack_a(index_t kc, index_t width, const L* src, index_t rs, index_t cs,
+                     PA* dst) {
+    dot_vnni_detail::pack<Token, kMr, 0x00>(kc, width, src, rs, cs,
+                                            reinterpret_cast<std::uint8_t*>(dst));
+    amx_detail::zero_tail(dst, (kc + 3) / 4 * kMr * 4, a_panel_size(kc));
+  }
+
+  static void pack_b(index_t kc, index_t width, const R* src, index_t rs, index_t cs,
+                     PB* dst) {
+    if (cs == 1) {
+      amx_detail::pack_cols_depth<NR>(kc, width, src, rs, dst);
+    } else if (rs == 1) {
+      amx_detail::pack_cols_lines_i8<NR>(kc, width, src, cs, dst);
+    } else {
+      amx_detail::pack_cols_strided<NR>(kc, width, src, rs, cs, dst);
+    }
+  }
+
+  // acc[j][r] += sum_p A(r * 16 + lane, p) * B(p, j), wrapping at 32 bits,
+  // 64 depth steps per tdpbssd.
+  static GEMMKIT_INLINE void accumulate(index_t kc, const PA* GEMMKIT_RESTRICT a,
+                                        const PB* GEMMKIT_RESTRICT b,
+                                        Reg (&acc)[NR][MR_REG]) {
+    amx_detail::tile_loop<MR_REG, NR, amx_detail::DpInt8>(
+        chunks(kc), reinterpret_cast<const unsigned char*>(a),
+        reinterpret_cast<const unsigned char*>(b), &acc[0][0]);
+  }
+};
+
+}  // namespace gemmkit::kernel
+
+#endif  // x86-64
