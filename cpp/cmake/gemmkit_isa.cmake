@@ -8,6 +8,7 @@ set(GEMMKIT_ISA_FLAGS_fma -mavx2 -mfma -mf16c)
 set(GEMMKIT_ISA_FLAGS_avx512f -mavx512f -mavx2 -mfma -mf16c)
 set(GEMMKIT_ISA_FLAGS_avx512vnni -mavx512f -mavx512bw -mavx512vnni -mavx2 -mfma -mf16c)
 set(GEMMKIT_ISA_FLAGS_avx512bf16 -mavx512f -mavx512bw -mavx512bf16 -mavx2 -mfma -mf16c)
+set(GEMMKIT_ISA_FLAGS_amx -mavx512f -mavx512bw -mamx-tile -mamx-bf16 -mamx-int8 -mavx2 -mfma -mf16c)
 set(GEMMKIT_ISA_FLAGS_neon "")
 
 if(CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$")

@@ -13,6 +13,10 @@
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #endif
+#if defined(__linux__) && (defined(__x86_64__) || defined(__i386__))
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 #if defined(GEMMKIT_HAVE_SIMD128)
 namespace gemmkit::isa_simd128 {
@@ -59,6 +63,7 @@ CpuFeatures detect() {
       const unsigned long long xcr0 = xgetbv0();
       f.os_avx = (xcr0 & 0x6) == 0x6;           // xmm + ymm
       f.os_avx512 = (xcr0 & 0xe6) == 0xe6;      // + opmask, zmm hi
+      f.os_amx = (xcr0 & 0x60000) == 0x60000;   // XTILECFG + XTILEDATA
     }
   }
   if (__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) {
@@ -69,10 +74,25 @@ CpuFeatures detect() {
     f.avx512vl = ebx & (1u << 31);
     f.avx512vnni = ecx & (1u << 11);
     f.avx512fp16 = edx & (1u << 23);
+    f.amx_bf16 = edx & (1u << 22);
+    f.amx_tile = edx & (1u << 24);
+    f.amx_int8 = edx & (1u << 25);
     if (eax >= 1 && __get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx)) {
       f.avx512bf16 = eax & (1u << 5);
     }
   }
+#endif
+#if defined(__linux__) && (defined(__x86_64__) || defined(__i386__))
+  // Linux hands out the 8 KiB of tile data per process on request only.
+  if (f.os_amx && f.amx_tile) {
+    constexpr long kArchReqXcompPerm = 0x1023;
+    constexpr long kXfeatureXtiledata = 18;
+    f.os_amx = syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureXtiledata) == 0;
+  } else {
+    f.os_amx = false;
+  }
+#else
+  f.os_amx = false;
 #endif
 #if defined(__aarch64__)
   f.neon = true;  // mandatory on aarch64
@@ -108,6 +128,7 @@ bool arch_has(Isa isa) {
     case Isa::avx512f:
     case Isa::avx512vnni:
     case Isa::avx512bf16:
+    case Isa::amx:
 #if defined(__x86_64__) || defined(__i386__)
       return true;
 #else
@@ -173,6 +194,15 @@ void missing_features(Isa isa, char* buf, int size) {
       need(f.avx512bf16, "avx512bf16");
       need(f.os_avx512, "OS support for AVX-512 state (XGETBV)");
       break;
+    case Isa::amx:
+      need(f.avx512f, "avx512f");
+      need(f.avx512bw, "avx512bw");
+      need(f.amx_tile, "amx_tile");
+      need(f.amx_bf16, "amx_bf16");
+      need(f.amx_int8, "amx_int8");
+      need(f.os_avx512, "OS support for AVX-512 state (XGETBV)");
+      need(f.os_amx, "OS support for AMX tile state (XGETBV + arch_prctl)");
+      break;
     case Isa::neon:
       need(f.neon, "neon");
       break;
@@ -195,7 +225,7 @@ bool parse_isa(const char* s, Isa* out) {
       {"avx512vnni", Isa::avx512vnni}, {"vnni", Isa::avx512vnni},
       {"avx512bf16", Isa::avx512bf16}, {"bf16", Isa::avx512bf16},
       {"neon", Isa::neon},             {"simd128", Isa::simd128},
-      {"wasm", Isa::simd128},
+      {"wasm", Isa::simd128},          {"amx", Isa::amx},
   };
   for (const Alias& a : kAliases) {
     if (std::strcmp(s, a.name) == 0) {
@@ -236,7 +266,7 @@ Pin parse_pin() {
     std::snprintf(p.error, sizeof p.error,
                   "gemmkit: GEMMKIT_REQUIRE_ISA: unknown value '%s' (expected "
                   "one of scalar, fma, avx2, avx512f, avx512vnni, vnni, "
-                  "avx512bf16, bf16, neon, simd128, wasm, auto)",
+                  "avx512bf16, bf16, amx, neon, simd128, wasm, auto)",
                   raw ? raw : p.value);
     return p;
   }
@@ -269,7 +299,10 @@ void format_cpu_features(char* buf, int size) {
       {f.avx512bw, "avx512bw"}, {f.avx512dq, "avx512dq"},
       {f.avx512vl, "avx512vl"}, {f.avx512vnni, "avx512vnni"},
       {f.avx512bf16, "avx512bf16"}, {f.avx512fp16, "avx512fp16"},
+      {f.amx_tile, "amx_tile"}, {f.amx_bf16, "amx_bf16"},
+      {f.amx_int8, "amx_int8"},
       {f.os_avx, "os_avx"},     {f.os_avx512, "os_avx512"},
+      {f.os_amx, "os_amx"},
       {f.neon, "neon"},         {f.simd128, "simd128"},
   };
   buf[0] = 0;
@@ -308,6 +341,12 @@ bool isa_compiled(Isa isa) {
 #endif
     case Isa::avx512bf16:
 #if defined(GEMMKIT_HAVE_AVX512BF16)
+      return true;
+#else
+      return false;
+#endif
+    case Isa::amx:
+#if defined(GEMMKIT_HAVE_AMX)
       return true;
 #else
       return false;

@@ -12,6 +12,7 @@ namespace gemmkit::dispatch {
   X(avx512f)                    \
   X(avx512vnni)                 \
   X(avx512bf16)                 \
+  X(amx)                        \
   X(neon)                       \
   X(simd128)
 
@@ -27,8 +28,11 @@ const char* isa_name(Isa isa);
 struct CpuFeatures {
   bool avx2, fma, f16c;
   bool avx512f, avx512bw, avx512dq, avx512vl, avx512vnni, avx512bf16, avx512fp16;
+  bool amx_tile, amx_bf16, amx_int8;
   bool os_avx;     // XGETBV: the OS saves ymm state
   bool os_avx512;  // XGETBV: the OS saves opmask and zmm state
+  bool os_amx;     // XGETBV: tile state enabled, and Linux granted this
+                   // process the tile data (arch_prctl XCOMP_PERM)
   // vdpbf16ps issues at half the FMA rate on Intel cores (measured on
   // this project's Xeon: ~82 GFLOP/s against ~167 for f32 FMA), but at twice
   // the f32 rate on AMD Zen 4: the bf16 ladder needs to know.

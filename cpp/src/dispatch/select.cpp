@@ -1,12 +1,13 @@
 // L7 dispatch: the per-type ladders.
 //
-// Auto: bf16 tries avx512bf16 (the vdpbf16ps dot kernel; not on Intel cores,
-// where widening to f32 FMAs is faster) and int8 tries avx512vnni (vpdpbusd)
-// first; then every type tries avx512f, fma (avx2 +
-// fma; f16c too, for f16), neon or simd128 where the architecture has them,
-// then scalar.  A pin selects exactly its ISA or fails: avx512vnni pins the
+// Auto: bf16 and int8 try amx (tile matrix multiply) first; then bf16 tries
+// avx512bf16 (the vdpbf16ps dot kernel; not on Intel cores, where widening to
+// f32 FMAs is faster) and int8 avx512vnni (vpdpbusd); then every type tries
+// avx512f, fma (avx2 + fma; f16c too, for f16), neon or simd128 where the
+// architecture has them, then scalar.  A pin selects exactly its ISA or fails: avx512vnni pins the
 // int8 dot kernel and avx512bf16 the bf16 one (after checking the pinned
-// ISA's own features); for the other types both run the avx512f kernels.
+// ISA's own features), amx both tile kernels; for the other types these
+// pins run the avx512f kernels.
 #include "dispatch/select.hpp"
 
 #include <cstdio>
@@ -47,6 +48,12 @@ dispatch::Descriptor<std::int8_t> int8_descriptor();
 #if defined(GEMMKIT_HAVE_AVX512BF16)
 namespace gemmkit::isa_avx512bf16 {
 dispatch::Descriptor<bfloat16> bf16_descriptor();
+}
+#endif
+#if defined(GEMMKIT_HAVE_AMX)
+namespace gemmkit::isa_amx {
+dispatch::Descriptor<bfloat16> bf16_descriptor();
+dispatch::Descriptor<std::int8_t> int8_descriptor();
 }
 #endif
 
@@ -118,6 +125,17 @@ bool descriptor_for(Isa isa, Descriptor<L>* out) {
       }
 #endif
       return descriptor_for<L>(Isa::avx512f, out);
+    case Isa::amx:
+#if defined(GEMMKIT_HAVE_AMX)
+      if constexpr (std::is_same_v<L, bfloat16>) {
+        *out = isa_amx::bf16_descriptor();
+        return true;
+      } else if constexpr (std::is_same_v<L, std::int8_t>) {
+        *out = isa_amx::int8_descriptor();
+        return true;
+      }
+#endif
+      return descriptor_for<L>(Isa::avx512f, out);
 #endif
 #if defined(GEMMKIT_HAVE_NEON)
     case Isa::neon:
@@ -155,8 +173,9 @@ Selection<L> select_now() {
     const Isa dot = std::is_same_v<L, bfloat16>      ? (bf16_dot ? Isa::avx512bf16 : Isa::count)
                     : std::is_same_v<L, std::int8_t> ? Isa::avx512vnni
                                                      : Isa::count;
-    const Isa ladder[] = {dot,       Isa::avx512f, Isa::fma,   Isa::neon,
-                          Isa::simd128, Isa::scalar};
+    const bool tiles = std::is_same_v<L, bfloat16> || std::is_same_v<L, std::int8_t>;
+    const Isa ladder[] = {tiles ? Isa::amx : Isa::count, dot, Isa::avx512f, Isa::fma,
+                          Isa::neon, Isa::simd128, Isa::scalar};
     char why[200];
     for (Isa isa : ladder) {
       if (isa == Isa::count) continue;
