@@ -1,11 +1,16 @@
 // C++ GEMM oracle test: the dispatched kernels (whatever GEMMKIT_REQUIRE_ISA
 // selects) against a naive double-precision product, over shapes that cross
 // tile and block edges and over row-major, column-major, transposed and
-// reversed layouts.  Runs without Python, so it also checks the NEON kernels
-// under user-mode qemu.  Prints "N passed, N failed".
+// reversed layouts; then float16/bfloat16 (both outputs), int8 -> int32 and
+// requantized int8/uint8 against exact or double references.  Runs without
+// Python, so it also checks the NEON kernels under user-mode qemu.  Prints
+// "N passed, N failed".
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "gemmkit/gemmkit.hpp"
@@ -74,6 +79,148 @@ void check(long m, long n, long k, int layout, T alpha, T beta) {
   }
 }
 
+// Independent conversions for the oracle (bit manipulation; the kernels use
+// their own): float16/bfloat16 -> double is exact.
+double to_double(gemmkit::float16 h) {
+  const int sign = h.bits >> 15, exp = (h.bits >> 10) & 31, man = h.bits & 1023;
+  const double mag = exp == 0 ? std::ldexp(double(man), -24)
+                              : std::ldexp(double(man | 1024), exp - 25);
+  return sign ? -mag : mag;
+}
+double to_double(gemmkit::bfloat16 b) {
+  const std::uint32_t u = std::uint32_t(b.bits) << 16;
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+// Values of the form j / 64 with |j| < 128: exact in both narrow types.
+template <class N>
+N narrow_exact(double v) {
+  if constexpr (std::is_same_v<N, gemmkit::bfloat16>) {
+    float f = float(v);
+    std::uint32_t u;
+    std::memcpy(&u, &f, 4);
+    return N{std::uint16_t(u >> 16)};
+  } else {
+    // |v| in [2^-6, 2): normal float16, at most 8 significant bits.
+    if (v == 0) return N{0};
+    int e;
+    const double fr = std::frexp(std::fabs(v), &e);  // v = fr * 2^e, fr in [0.5, 1)
+    const int man = int(fr * 2048.0) - 1024;           // 10 fraction bits
+    return N{std::uint16_t((v < 0 ? 0x8000 : 0) | ((e - 1 + 15) << 10) | man)};
+  }
+}
+
+template <class N, class O>
+void check_narrow(long m, long n, long k, bool col_major) {
+  std::vector<N> a(std::size_t(m * k)), b(std::size_t(k * n));
+  std::vector<O> c(std::size_t(m * n));
+  for (std::size_t i = 0; i < a.size(); ++i)
+    a[i] = narrow_exact<N>(std::round(hashed(unsigned(i), 4) * 127) / 64);
+  for (std::size_t i = 0; i < b.size(); ++i)
+    b[i] = narrow_exact<N>(std::round(hashed(unsigned(i), 5) * 127) / 64);
+  const gemmkit::MatrixRef<N> va{a.data(), m, k, k, 1}, vb{b.data(), k, n, n, 1};
+  const gemmkit::MatrixMut<O> vc{c.data(), m, n, col_major ? 1 : n, col_major ? m : 1};
+  const int st = gemmkit::gemm<N, O>(1.0f, va, vb, 0.0f, nullptr, vc);
+  const double eps = std::is_same_v<N, gemmkit::float16> ? 1.0 / 1024 : 1.0 / 128;
+  bool ok = st == GEMMKIT_OK;
+  for (long i = 0; ok && i < m; ++i) {
+    for (long j = 0; j < n; ++j) {
+      double ref = 0, mag = 0;
+      for (long p = 0; p < k; ++p) {
+        const double t = to_double(a[std::size_t(i * k + p)]) * to_double(b[std::size_t(p * n + j)]);
+        ref += t;
+        mag += std::fabs(t);
+      }
+      const O& got_v = c[std::size_t(col_major ? i + j * m : i * n + j)];
+      double got;
+      if constexpr (std::is_same_v<O, float>) got = got_v;
+      else got = to_double(got_v);
+      // Sums of products of j/64 values are exact in float32 here (k is
+      // small), so the only error is the final narrowing.
+      const double tol = std::is_same_v<O, float> ? 1e-6 * mag : eps * std::fabs(ref);
+      if (std::fabs(got - ref) > tol) ok = false;
+    }
+  }
+  if (ok) {
+    ++g_passed;
+  } else {
+    ++g_failed;
+    std::printf("FAILED narrow %zu->%zu m=%ld n=%ld k=%ld status=%d\n", sizeof(N), sizeof(O),
+                m, n, k, st);
+  }
+}
+
+// Exact requantization reference: round half to even of v * scale, in
+// long double-free integer arithmetic (scale = 2^-s).
+std::int32_t requant_ref(std::int64_t v, int s, std::int32_t zp, std::int32_t lo, std::int32_t hi) {
+  const std::int64_t q = v >= 0 ? v >> s : -((-v) >> s);  // truncated toward zero
+  const std::int64_t rem = v - (q << s);                   // same sign as v
+  const std::int64_t half = std::int64_t(1) << (s - 1);
+  std::int64_t r = q;
+  const std::int64_t arem = rem < 0 ? -rem : rem;
+  if (arem > half || (arem == half && (q & 1))) r += v < 0 ? -1 : 1;
+  std::int64_t out = r + zp;
+  return std::int32_t(out < lo ? lo : out > hi ? hi : out);
+}
+
+template <class O>
+void check_int8(long m, long n, long k, bool packed) {
+  std::vector<std::int8_t> a(std::size_t(m * k)), b(std::size_t(k * n));
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = std::int8_t(int(hashed(unsigned(i), 6) * 128.9) );
+  for (std::size_t i = 0; i < b.size(); ++i) b[i] = std::int8_t(int(hashed(unsigned(i), 7) * 128.9));
+  if (!a.empty()) a[0] = -128;
+  if (!b.empty()) b[0] = -128;
+  std::vector<O> c(std::size_t(m * n));
+  const gemmkit::MatrixRef<std::int8_t> va{a.data(), m, k, k, 1}, vb{b.data(), k, n, n, 1};
+  const gemmkit::MatrixMut<O> vc{c.data(), m, n, n, 1};
+  constexpr bool kRequant = sizeof(O) == 1;
+  constexpr std::int32_t lo = std::is_same_v<O, std::uint8_t> ? 0 : -128;
+  constexpr std::int32_t hi = std::is_same_v<O, std::uint8_t> ? 255 : 127;
+  const float scale = 1.0f / 256;  // 2^-8: ties occur
+  const std::int32_t zp = std::is_same_v<O, std::uint8_t> ? 128 : -3;
+  std::vector<std::int32_t> bias(static_cast<std::size_t>(m));
+  for (long i = 0; i < m; ++i) bias[std::size_t(i)] = std::int32_t(hashed(unsigned(i), 8) * 5000);
+  const gemmkit::Requantize rq{gemmkit::Scale::kPerTensor, &scale, 1, 1, zp,
+                               gemmkit::Bias::kPerRow, bias.data(), m, 1};
+  gemmkit::PackedRhs* p = nullptr;
+  int st = GEMMKIT_OK;
+  if (packed) st = gemmkit::prepack_rhs<std::int8_t>(vb, &p);
+  if (st == GEMMKIT_OK) {
+    if constexpr (kRequant) {
+      st = packed ? gemmkit::gemm_requant_packed<O>(va, *p, rq, vc)
+                  : gemmkit::gemm_requant<O>(va, vb, rq, vc);
+    } else {
+      st = packed ? gemmkit::gemm_packed<std::int8_t, std::int32_t>(1, va, *p, 0, nullptr, vc)
+                  : gemmkit::gemm<std::int8_t, std::int32_t>(1, va, vb, 0, nullptr, vc);
+    }
+  }
+  gemmkit::free_packed_rhs(p);
+  long bad = st == GEMMKIT_OK ? 0 : 1;
+  for (long i = 0; !bad && i < m; ++i) {
+    for (long j = 0; j < n; ++j) {
+      std::int64_t acc = 0;
+      for (long q = 0; q < k; ++q)
+        acc += std::int64_t(a[std::size_t(i * k + q)]) * b[std::size_t(q * n + j)];
+      std::int64_t want;
+      if constexpr (kRequant) {
+        const std::int32_t v = std::int32_t(std::uint32_t(acc) + std::uint32_t(bias[std::size_t(i)]));
+        want = requant_ref(v, 8, zp, lo, hi);
+      } else {
+        want = std::int32_t(std::uint32_t(acc));
+      }
+      if (std::int64_t(c[std::size_t(i * n + j)]) != want) ++bad;
+    }
+  }
+  if (!bad) {
+    ++g_passed;
+  } else {
+    ++g_failed;
+    std::printf("FAILED int8->%zu%s m=%ld n=%ld k=%ld status=%d\n", sizeof(O),
+                packed ? " packed" : "", m, n, k, st);
+  }
+}
+
 }  // namespace
 
 int main() {
@@ -96,6 +243,25 @@ int main() {
       }
     }
   }
+  // Mixed precision and int8 across the same tile edges and a deep product.
+  const long mixed_dims[] = {1, 3, 8, 17, 33, 67};
+  const long mixed_depths[] = {1, 3, 8, 65, 300};
+  for (long m : mixed_dims) {
+    for (long n : mixed_dims) {
+      for (long k : mixed_depths) {
+        const bool col = (m + n + k) % 2;
+        check_narrow<gemmkit::float16, gemmkit::float16>(m, n, k, col);
+        check_narrow<gemmkit::float16, float>(m, n, k, !col);
+        check_narrow<gemmkit::bfloat16, gemmkit::bfloat16>(m, n, k, col);
+        check_narrow<gemmkit::bfloat16, float>(m, n, k, !col);
+        check_int8<std::int32_t>(m, n, k, col);
+        check_int8<std::int8_t>(m, n, k, !col);
+        check_int8<std::uint8_t>(m, n, k, col);
+      }
+    }
+  }
+  check_int8<std::int32_t>(40, 50, 3000, false);
+  check_int8<std::int8_t>(40, 50, 3000, true);
   check<float>(300, 200, 900, 0, 1.0f, 1.0f);
   check<double>(129, 257, 513, 1, 1.0, 0.0);
   const char* info = gemmkit::dispatch_info_json();
