@@ -12,7 +12,7 @@ set(GEMMKIT_ISA_FLAGS_amx -mavx512f -mavx512bw -mamx-tile -mamx-bf16 -mamx-int8 
 set(GEMMKIT_ISA_FLAGS_neon "")
 
 if(CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$")
-  set(GEMMKIT_ARCH_ISAS scalar fma avx512f avx512vnni avx512bf16)
+  set(GEMMKIT_ARCH_ISAS scalar fma avx512f avx512vnni avx512bf16 amx)
 elseif(CMAKE_SYSTEM_PROCESSOR MATCHES "^(aarch64|arm64|ARM64)$")
   set(GEMMKIT_ARCH_ISAS scalar neon)
 else()

@@ -35,9 +35,9 @@ DTYPES = ("float32", "float64")
 
 # GEMMKIT_REQUIRE_ISA aliases and the best-first ladder (DESIGN.md section 2).
 ALIASES = {"avx2": "fma", "vnni": "avx512vnni", "bf16": "avx512bf16", "wasm": "simd128"}
-ISA_ORDER = ("avx512bf16", "avx512vnni", "avx512f", "fma", "neon", "simd128", "scalar")
+ISA_ORDER = ("amx", "avx512bf16", "avx512vnni", "avx512f", "fma", "neon", "simd128", "scalar")
 # For float32/float64 the dot-kernel ISAs resolve to the plain AVX-512F kernels.
-FLOAT_ISA = {"avx512vnni": "avx512f", "avx512bf16": "avx512f"}
+FLOAT_ISA = {"avx512vnni": "avx512f", "avx512bf16": "avx512f", "amx": "avx512f"}
 
 # Microtile rows x cols per (dtype, ISA) from the reference design.
 GEOMETRY = {
@@ -381,7 +381,10 @@ DOT_ISA = {"bfloat16": ("avx512bf16", 2), "int8": ("avx512vnni", 4)}
 # the dot kernels above, and int8's i16-pair dot on the ISAs without a byte
 # dot product (pmaddwd, i32x4.dot_i16x8_s).
 DEPTH_MULTIPLE = {("bfloat16", "avx512bf16"): 2, ("int8", "avx512vnni"): 4,
-                  ("int8", "fma"): 2, ("int8", "simd128"): 2}
+                  ("int8", "fma"): 2, ("int8", "simd128"): 2,
+                  ("bfloat16", "amx"): 32, ("int8", "amx"): 64}
+# The tile kernels (Intel AMX) run bfloat16 and int8 first where available.
+TILE_DTYPES = ("bfloat16", "int8")
 KERNEL_WORD = {"float32": "f32", "float64": "f64", "float16": "f16", "bfloat16": "bf16",
                "int8": "int8"}
 ML_DTYPES_SKIP = "ml_dtypes is not installed (bfloat16 arrays need it)"
@@ -393,6 +396,8 @@ def geometry(dtype: str, isa: str) -> tuple[int, int]:
     int8 share float32's tiles; the dot kernels are 32 x 12."""
     if dtype in DTYPES:
         return GEOMETRY[(dtype, isa)]
+    if isa == "amx":
+        return (32, 32)
     if isa in ("avx512bf16", "avx512vnni"):
         return (32, 12)
     return GEOMETRY[("float32", isa)]
@@ -403,6 +408,8 @@ def expected_isa(dtype: str, pin_isa: str) -> str:
     pins its own type's dot kernel and the plain AVX-512F kernels of every
     other type."""
     dot = DOT_ISA.get(dtype, (None,))[0]
+    if pin_isa == "amx":
+        return "amx" if dtype in TILE_DTYPES else "avx512f"
     if pin_isa in ("avx512vnni", "avx512bf16"):
         return pin_isa if pin_isa == dot else "avx512f"
     return pin_isa

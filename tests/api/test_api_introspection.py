@@ -10,6 +10,7 @@ import pytest
 import gemmkit
 from apihelpers import (
     DOT_ISA,
+    TILE_DTYPES,
     DTYPES,
     GEOMETRY,
     ISA_ORDER,
@@ -130,18 +131,21 @@ def _cpu_vendor():
 
 def _auto_isa(dtype, info):
     """The ladder's choice for ``dtype`` (DESIGN.md, dispatch; select.cpp):
-    its dot ISA where available (bfloat16's only off Intel cores, where
+    the tile kernels (amx) for bfloat16 and int8 where available, then its
+    dot ISA where available (bfloat16's only off Intel cores, where
     vdpbf16ps is slower than widening to float32 FMAs), else the best ISA
     that runs the widening kernels (float16 skips fma on a CPU without
     F16C)."""
     dot = DOT_ISA.get(dtype, (None,))[0]
     available = info["available_isas"]
+    if dtype in TILE_DTYPES and "amx" in available:
+        return "amx"
     if dot == "avx512bf16" and _cpu_vendor() == "GenuineIntel":
         dot = None
     if dot in available:
         return dot
     for isa in available:
-        if isa in ("avx512bf16", "avx512vnni"):
+        if isa in ("amx", "avx512bf16", "avx512vnni"):
             continue
         if dtype == "float16" and isa == "fma" and "f16c" not in info["cpu_features"]:
             continue

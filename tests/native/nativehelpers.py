@@ -18,7 +18,7 @@ MACHINE = platform.machine().lower()
 IS_X86 = MACHINE in ("x86_64", "amd64", "i386", "i686")
 IS_ARM64 = MACHINE in ("aarch64", "arm64")
 
-X86_ISAS = ("fma", "avx512f", "avx512vnni", "avx512bf16")
+X86_ISAS = ("fma", "avx512f", "avx512vnni", "avx512bf16", "amx")
 # /proc/cpuinfo flags each ISA needs (Linux spells the dot-product ones with
 # an underscore).  The kernel clears AVX/AVX-512 flags when the OS does not
 # enable their register state, so this includes the XGETBV condition.
@@ -27,6 +27,7 @@ X86_REQUIRES = {
     "avx512f": ("avx512f",),
     "avx512vnni": ("avx512f", "avx512bw", "avx512_vnni"),
     "avx512bf16": ("avx512f", "avx512bw", "avx512_bf16"),
+    "amx": ("avx512f", "avx512bw", "amx_tile", "amx_bf16", "amx_int8"),
 }
 
 

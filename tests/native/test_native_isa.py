@@ -153,7 +153,7 @@ def test_pin_unknown_value_refused(value):
 
 
 @pytest.mark.parametrize("value", ["neon", "simd128", "wasm", "fma", "avx2", "avx512f",
-                                   "avx512vnni", "vnni", "avx512bf16", "bf16"])
+                                   "avx512vnni", "vnni", "avx512bf16", "bf16", "amx"])
 def test_pin_unavailable_isa_refused(value):
     isa = canonical_isa(value)
     missing = missing_for(isa)

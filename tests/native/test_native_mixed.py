@@ -3,8 +3,8 @@
 - Every ISA this machine runs is pinned in a subprocess that checks float16,
   bfloat16, int8 and requantized outputs over that kernel's edge set
   (pinned_mixed_check.py) and reports which kernel ran.
-- The VNNI dot kernel is bit-identical to the widening int8 kernel (and so to
-  exact int32 arithmetic): same digests under the avx512vnni and avx512f pins.
+- The VNNI and AMX int8 kernels are bit-identical to the widening int8 kernel
+  (and so to exact int32 arithmetic): same digests as under the avx512f pin.
 - The deep-K twin (depth slices through an f32/int32 scratch) is byte-identical
   to the single-panel result for beta in {0, 1}: forced on and off with
   GEMMKIT_DEEP_KC_BYTES in two processes.
@@ -26,17 +26,23 @@ PINNED_MIXED = str(HERE / "pinned_mixed_check.py")
 # What each pin must run, per family (DESIGN.md, dispatch ladders).
 DOT_ISA = {"int8": "avx512vnni", "bfloat16": "avx512bf16"}
 DEPTH_MULTIPLE = {"avx512vnni": 4, "avx512bf16": 2}
+# The tile kernels (amx) run both bfloat16 and int8.
+TILE_DEPTH_MULTIPLE = {"bfloat16": 32, "int8": 64}
 # int8 on AVX2 (and simd128) runs the exact i16-pair dot kernel (vpmaddwd).
 PAIR_DOT_INT8 = {"fma": 2}
 
 
 def _depth_multiple(isa, dtype):
+    if isa == "amx":
+        return TILE_DEPTH_MULTIPLE[dtype]
     if dtype == "int8" and isa in PAIR_DOT_INT8:
         return PAIR_DOT_INT8[isa]
     return DEPTH_MULTIPLE.get(isa, 1) if DOT_ISA.get(dtype) == isa else 1
 
 
 def _expected_isa(pin, dtype):
+    if pin == "amx":
+        return "amx" if dtype in TILE_DEPTH_MULTIPLE else "avx512f"
     if pin in ("avx512vnni", "avx512bf16"):
         return pin if DOT_ISA.get(dtype) == pin else "avx512f"
     return pin
@@ -60,7 +66,8 @@ def _pinned(isa):
     return run_json([PINNED_MIXED], clean_env(GEMMKIT_REQUIRE_ISA=isa), timeout=600)
 
 
-@pytest.mark.parametrize("isa", ["scalar", "fma", "avx512f", "avx512vnni", "avx512bf16", "neon"])
+@pytest.mark.parametrize("isa", ["scalar", "fma", "avx512f", "avx512vnni", "avx512bf16", "amx",
+                                 "neon"])
 def test_pinned_mixed_families(isa):
     report = _pinned(isa)
     info = report["info"]
@@ -88,7 +95,9 @@ def test_auto_selects_dot_kernels_where_available():
     # the dot kernel: test_pinned_mixed_families).
     info = gemmkit.dispatch_info()
     for dtype, dot in DOT_ISA.items():
-        if dot == "avx512bf16" and _intel():
+        if "amx" in info["available_isas"]:
+            assert info[dtype]["isa"] == "amx", info[dtype]
+        elif dot == "avx512bf16" and _intel():
             assert info[dtype]["isa"] == info["float32"]["isa"]
         elif dot in info["available_isas"]:
             assert info[dtype]["isa"] == dot and info[dtype]["depth_multiple"] == DEPTH_MULTIPLE[dot]
@@ -96,17 +105,18 @@ def test_auto_selects_dot_kernels_where_available():
             assert info[dtype]["isa"] == info["float32"]["isa"]
 
 
-def test_vnni_is_bit_identical_to_widening():
-    for isa in ("avx512vnni", "avx512f"):
+@pytest.mark.parametrize("dot", ["avx512vnni", "amx"])
+def test_int8_dot_kernels_are_bit_identical_to_widening(dot):
+    for isa in (dot, "avx512f"):
         ok, reason = _runnable(isa)
         if not ok:
-            pytest.skip(f"cannot compare VNNI with widening here: {reason}")
-    vnni = _pinned("avx512vnni")
+            pytest.skip(f"cannot compare {dot} with widening here: {reason}")
+    fast = _pinned(dot)
     widen = _pinned("avx512f")
-    assert vnni["info"]["int8"]["isa"] == "avx512vnni"
+    assert fast["info"]["int8"]["isa"] == dot
     assert widen["info"]["int8"]["isa"] == "avx512f"
-    assert vnni["n_failures"] == 0 and widen["n_failures"] == 0
-    assert vnni["digests"] == widen["digests"]
+    assert fast["n_failures"] == 0 and widen["n_failures"] == 0
+    assert fast["digests"] == widen["digests"]
 
 
 TWIN_SCRIPT = """
@@ -134,7 +144,7 @@ print(json.dumps(digest))
 """
 
 
-@pytest.mark.parametrize("isa", ["auto", "avx512f", "scalar"])
+@pytest.mark.parametrize("isa", ["auto", "avx512f", "avx512bf16", "scalar"])
 def test_deep_k_twin_is_byte_identical(isa):
     if isa != "auto":
         ok, reason = _runnable(isa)

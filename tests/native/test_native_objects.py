@@ -24,7 +24,7 @@ import pytest
 
 from nativehelpers import IS_X86, REPO_ROOT
 
-ISAS = ("scalar", "fma", "avx512f", "avx512vnni", "avx512bf16", "neon", "simd128")
+ISAS = ("scalar", "fma", "avx512f", "avx512vnni", "avx512bf16", "amx", "neon", "simd128")
 
 # Compiler-generated weak symbols that hold no ISA code: the pointer to the
 # C++ EH personality routine (data) and clang's terminate trampoline

@@ -282,6 +282,7 @@ const char* dispatch_info_json() {
   char why[200];
   // Best first: the order of the selection ladders.
   const dispatch::Isa order[] = {
+      dispatch::Isa::amx,
       dispatch::Isa::avx512bf16, dispatch::Isa::avx512vnni,
       dispatch::Isa::avx512f,    dispatch::Isa::fma,
       dispatch::Isa::neon,       dispatch::Isa::simd128,

@@ -60,6 +60,12 @@ struct BlockedGemm {
     const PA* packed_a;  // prepacked A (t.packed_a), else nullptr
   };
 
+  // Families whose depth loop can run on a tile of C in memory
+  // (kernel/amx.hpp): accumulate_into(kc, a, b, c, ldc, load_c).
+  static constexpr bool kDirect = requires(const PA* a, const PB* b, A* c) {
+    Family::accumulate_into(index_t(1), a, b, c, index_t(1), true);
+  };
+
   static index_t ceil_div(index_t a, index_t b) { return (a + b - 1) / b; }
   static index_t min_i(index_t a, index_t b) { return a < b ? a : b; }
 
@@ -177,6 +183,24 @@ struct BlockedGemm {
               A* scratch_tile = plan.seeded ? plan.scratch + i + (j - jc) * plan.ld : nullptr;
               const Seed seed{scratch_tile, plan.ld};
               const Seed* seed_p = plan.seeded && !first ? &seed : nullptr;
+              if constexpr (kDirect) {
+                // Tile kernels can run the depth on C itself (full tiles):
+                // raw sums into the scratch, or an output that is the sum.
+                if (m_eff == kMr && n_eff == NR) {
+                  if (plan.seeded && !last) {
+                    Family::accumulate_into(kc, a_tile, b_panel_p, scratch_tile, plan.ld, !first);
+                    continue;
+                  }
+                  if constexpr (kOutIsAcc) {
+                    if (direct_ok(plan, s, first, i, j)) {
+                      Family::accumulate_into(kc, a_tile, b_panel_p,
+                                              t.c_out + i * t.rs_co + j * t.cs_co, t.cs_co,
+                                              s.beta != A(0));
+                      continue;
+                    }
+                  }
+                }
+              }
               if (plan.seeded && !last) {
                 ss.dst = scratch_tile;
                 ss.row0 = i;
@@ -228,6 +252,23 @@ struct BlockedGemm {
     if (limit == 0) limit = cache::info().l2 / 2;
     const double bytes = double(NR) * double(k) * double(sizeof(PB));
     return bytes > double(limit);
+  }
+
+  // Whether the final store of a full tile at (i, j) is a plain sum that
+  // the depth loop can leave in C directly: output == accumulator, alpha 1,
+  // no epilogue, unit-stride C, and beta 0, or beta 1 on C itself.  Floats
+  // resume from C only on the first slice (beta 0 then): later slices add
+  // their own sum to C in TileStore, as every edge tile does, so a result
+  // never depends on where its tile falls.
+  static bool direct_ok(const Plan& plan, const FinalStore& s, bool first, index_t i,
+                        index_t j) {
+    const Task& t = plan.t;
+    if (s.alpha != A(1) || s.epi || t.rs_co != 1) return false;
+    if (s.beta == A(0)) return true;
+    if (std::is_floating_point_v<A> || s.beta != A(1)) return false;
+    const O* src = (first ? t.c_in : t.c_out) + i * s.rs_src + j * s.cs_src;
+    return src == t.c_out + i * t.rs_co + j * t.cs_co && s.rs_src == 1 &&
+           s.cs_src == t.cs_co;
   }
 
   // Entry for an oriented task (rs_co == 1 when C has a unit stride).

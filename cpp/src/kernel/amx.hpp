@@ -14,6 +14,10 @@
 // which makes acc[NR][MR_REG] (zmm, 64-byte aligned) itself the row-major
 // C tile memory: row stride kMr * 4 bytes.  accumulate() loads the C tiles
 // straight from acc, runs the depth, and stores them back.
+// accumulate_into() runs the same loop on a tile of C in memory (any column
+// stride) and may start from zero: for raw-sum outputs it skips
+// Microkernel::run's zmm init and store, which cost a 32x32 tile about as
+// much as 384 steps of depth (see the note at the families).
 //
 // Packed layouts (kMr = MR_REG * 16 rows, NR columns; D = depth per chunk:
 // 32 for bf16, 64 for int8; Q = ceil(kc / D) chunks; E = D / 16 depth values
@@ -34,14 +38,19 @@
 // Rounding: tdpbssd multiplies signed bytes exactly and adds with int32
 // wrap-around, so the int8 family is bit-identical to the widening kernel
 // for any kc and seed (additions modulo 2^32 do not depend on their order).
-// tdpbf16ps adds each exact bf16 x bf16 product to the f32 accumulator with
-// round to nearest even, flushing denormal inputs and results to zero
-// whatever MXCSR says: the bf16 family is held to a tolerance (family.hpp).
+// tdpbf16ps forms exact bf16 x bf16 products and adds them to the f32
+// accumulator rounding to nearest even, but not once per product: on a
+// Sapphire Rapids-class core (2026-11) 1 + 8 products of 2^-26 in one chunk
+// gave 1 + 2^-23 (one rounding per step would keep 1).  Denormal inputs,
+// products and accumulators are flushed to zero whatever MXCSR says.  So the
+// bf16 family rounds unlike the widening one and is held to a tolerance
+// (family.hpp); the order of its additions is fixed by the packed layout, so
+// a result still does not depend on where its tile falls.
 //
 // Tile configuration: every family here uses the same palette-1 layout,
 // tmm0..7 all 16 rows x 64 bytes.  accumulate() checks the thread's live
 // configuration (sttilecfg, ~23 cycles) and loads ours (ldtilecfg, ~230
-// cycles, measured 2026-12 on one Sapphire Rapids-class core) only when it
+// cycles, measured 2026-11 on one Sapphire Rapids-class core) only when it
 // differs: on a thread's first tile, or after other code on the thread
 // (oneDNN in torch, onnxruntime) loaded its own or released the tiles.  No
 // caller has to configure anything; release_tiles() is there for a caller
@@ -120,61 +129,75 @@ static GEMMKIT_INLINE void release_tiles() { _tile_release(); }
 //   tmm6, 7  AMX B = A panel rows [16t, 16t + 16)
 // MR_REG = 1 leaves t = 1 out, NR = 16 leaves u = 1 out.
 
-struct DpBf16 {
-  static GEMMKIT_INLINE void dp0() { _tile_dpbf16ps(0, 4, 6); }
-  static GEMMKIT_INLINE void dp1() { _tile_dpbf16ps(1, 4, 7); }
-  static GEMMKIT_INLINE void dp2() { _tile_dpbf16ps(2, 5, 6); }
-  static GEMMKIT_INLINE void dp3() { _tile_dpbf16ps(3, 5, 7); }
-};
+enum class TileOp { kBf16, kInt8 };
 
-struct DpInt8 {
-  static GEMMKIT_INLINE void dp0() { _tile_dpbssd(0, 4, 6); }
-  static GEMMKIT_INLINE void dp1() { _tile_dpbssd(1, 4, 7); }
-  static GEMMKIT_INLINE void dp2() { _tile_dpbssd(2, 5, 6); }
-  static GEMMKIT_INLINE void dp3() { _tile_dpbssd(3, 5, 7); }
-};
+// C tile k (0..3) += its A tile . its B tile, per the roles above.
+template <TileOp kOp, int kC>
+static GEMMKIT_INLINE void tile_dp() {
+  if constexpr (kOp == TileOp::kBf16) {
+    if constexpr (kC == 0) _tile_dpbf16ps(0, 4, 6);
+    if constexpr (kC == 1) _tile_dpbf16ps(1, 4, 7);
+    if constexpr (kC == 2) _tile_dpbf16ps(2, 5, 6);
+    if constexpr (kC == 3) _tile_dpbf16ps(3, 5, 7);
+  } else {
+    if constexpr (kC == 0) _tile_dpbssd(0, 4, 6);
+    if constexpr (kC == 1) _tile_dpbssd(1, 4, 7);
+    if constexpr (kC == 2) _tile_dpbssd(2, 5, 6);
+    if constexpr (kC == 3) _tile_dpbssd(3, 5, 7);
+  }
+}
 
-// acc (NR x kMr accumulators, row j at acc + j * kMr * 4 bytes) += the
-// product of `chunks` depth chunks of one A and one B panel.
-template <int MR_REG, int NR, class Dp>
+// C += the product of `chunks` depth chunks of one A and one B panel, where
+// C is NR kernel columns of kMr accumulators, column j at c + j * c_stride
+// bytes (acc itself: c_stride = kMr * 4).  load_c == false starts from zero
+// instead of reading C.
+template <int MR_REG, int NR, TileOp kOp>
 static GEMMKIT_INLINE void tile_loop(index_t chunks, const unsigned char* a,
-                                     const unsigned char* b, void* acc) {
+                                     const unsigned char* b, void* c_ptr, long c_stride,
+                                     bool load_c) {
   constexpr bool kT1 = MR_REG == 2;
   constexpr bool kU1 = NR == 32;
-  constexpr long kCStride = MR_REG * 64;    // bytes per kernel column of acc
-  constexpr long kAStride = MR_REG * 64;    // bytes per group row of an A panel
+  constexpr long kAStride = MR_REG * 64;  // bytes per group row of an A panel
   constexpr index_t kAChunk = 16 * kAStride;
   constexpr index_t kBChunk = NR * 64;
-  unsigned char* c = static_cast<unsigned char*>(acc);
+  unsigned char* c = static_cast<unsigned char*>(c_ptr);
+  const long c16 = 16 * c_stride;
   ensure_tile_config();
   // GCC 12's tile loads are asm without memory operands: this barrier makes
-  // every store to acc and to the panels happen before them.  (Tile stores
-  // clobber memory, so later reads of acc see them.)
+  // every store to C and to the panels happen before them.  (Tile stores
+  // clobber memory, so later reads of C see them.)
   __asm__ volatile("" : : : "memory");
-  _tile_loadd(0, c, kCStride);
-  if constexpr (kT1) _tile_loadd(1, c + 64, kCStride);
-  if constexpr (kU1) _tile_loadd(2, c + 16 * kCStride, kCStride);
-  if constexpr (kT1 && kU1) _tile_loadd(3, c + 16 * kCStride + 64, kCStride);
+  if (load_c) {
+    _tile_loadd(0, c, c_stride);
+    if constexpr (kT1) _tile_loadd(1, c + 64, c_stride);
+    if constexpr (kU1) _tile_loadd(2, c + c16, c_stride);
+    if constexpr (kT1 && kU1) _tile_loadd(3, c + c16 + 64, c_stride);
+  } else {
+    _tile_zero(0);
+    if constexpr (kT1) _tile_zero(1);
+    if constexpr (kU1) _tile_zero(2);
+    if constexpr (kT1 && kU1) _tile_zero(3);
+  }
   for (index_t q = 0; q < chunks; ++q) {
     _tile_loadd(4, b, 64);
     _tile_loadd(6, a, kAStride);
-    Dp::dp0();
+    tile_dp<kOp, 0>();
     if constexpr (kT1) {
       _tile_loadd(7, a + 64, kAStride);
-      Dp::dp1();
+      tile_dp<kOp, 1>();
     }
     if constexpr (kU1) {
       _tile_loadd(5, b + 16 * 64, 64);
-      Dp::dp2();
-      if constexpr (kT1) Dp::dp3();
+      tile_dp<kOp, 2>();
+      if constexpr (kT1) tile_dp<kOp, 3>();
     }
     a += kAChunk;
     b += kBChunk;
   }
-  _tile_stored(0, c, kCStride);
-  if constexpr (kT1) _tile_stored(1, c + 64, kCStride);
-  if constexpr (kU1) _tile_stored(2, c + 16 * kCStride, kCStride);
-  if constexpr (kT1 && kU1) _tile_stored(3, c + 16 * kCStride + 64, kCStride);
+  _tile_stored(0, c, c_stride);
+  if constexpr (kT1) _tile_stored(1, c + 64, c_stride);
+  if constexpr (kU1) _tile_stored(2, c + c16, c_stride);
+  if constexpr (kT1 && kU1) _tile_stored(3, c + c16 + 64, c_stride);
 }
 
 // ---------------------------------------------------------------------------
@@ -185,7 +208,7 @@ static GEMMKIT_INLINE __mmask64 byte_mask(int n) {
   return n >= 64 ? ~__mmask64(0) : (__mmask64(1) << n) - 1;
 }
 
-// Chunks [q0, q1) of columns [c0, c0 + 16) are zero (padding columns).
+// Chunks [q0, q1) of columns [c0, c0 + n) are zero (padding columns).
 template <int W>
 static GEMMKIT_INLINE void zero_columns(index_t q0, index_t q1, int c0, int n,
                                         unsigned char* dst) {
@@ -224,8 +247,9 @@ static GEMMKIT_INLINE void pack_cols_depth(index_t kc, index_t width, const E* s
 // 16 lines x 16 bytes per 128-bit lane -> their transpose, per lane:
 // r[k] lane L holds depth row 16L + k of 16 columns; afterwards out[c] lane L
 // holds column c's 16 depth bytes 16L..16L+15, so out[c] is column c's whole
-// 64-byte chunk.  Four rounds of in-lane unpacks (8, 16, 32, 64 bits); the
-// unpacks leave the columns in the order col(h, q, s, e) = 8h + 4q + 2s + e.
+// 64-byte chunk.  Four rounds of in-lane unpacks (8, 16, 32, 64 bits), each
+// splitting the columns by one more bit (lo/hi halves h, then q, s, e), so
+// the result for (h, q, s, e) is column 8h + 4q + 2s + e.
 static GEMMKIT_INLINE void transpose_lanes_8bit(const __m512i (&r)[16], __m512i (&out)[16]) {
   __m512i s1[8][2], s2[4][2][2], s3[2][2][2][2];
 #pragma GCC unroll 8
@@ -300,23 +324,25 @@ static GEMMKIT_INLINE __m128i load16(const void* p) {
 }
 
 // int8, source contiguous along the panel (element (j, p) at src[j + p * cs]):
-// per 16 columns and 64-deep chunk, 16 zmm of four 16-byte rows each and one
-// in-lane byte transpose.  Partial columns and the depth tail use masked
+// per 64-deep chunk and 16 columns, 16 zmm of four 16-byte rows each and one
+// in-lane byte transpose.  The chunk loop is outside so each source line is
+// read while it is in L1.  Partial columns and the depth tail use masked
 // loads (zeros), never touching the source past the panel.
 template <int W>
 static GEMMKIT_INLINE void pack_cols_lines_i8(index_t kc, index_t width, const std::int8_t* src,
                                               index_t cs, std::int8_t* GEMMKIT_RESTRICT dst) {
   const index_t chunks = (kc + 63) / 64;
   unsigned char* d = reinterpret_cast<unsigned char*>(dst);
-  for (int c0 = 0; c0 < W; c0 += 16) {
-    const int v = width - c0 >= 16 ? 16 : (width > c0 ? int(width - c0) : 0);
-    if (v == 0) {
-      zero_columns<W>(0, chunks, c0, 16, d);
-      continue;
-    }
-    for (index_t q = 0; q < chunks; ++q) {
-      const index_t p0 = q * 64;
-      const int nd = kc - p0 >= 64 ? 64 : int(kc - p0);
+  for (index_t q = 0; q < chunks; ++q) {
+    const index_t p0 = q * 64;
+    const int nd = kc - p0 >= 64 ? 64 : int(kc - p0);
+#pragma GCC unroll 2
+    for (int c0 = 0; c0 < W; c0 += 16) {
+      const int v = width - c0 >= 16 ? 16 : (width > c0 ? int(width - c0) : 0);
+      if (v == 0) {
+        zero_columns<W>(q, q + 1, c0, 16, d);
+        continue;
+      }
       const std::int8_t* s = src + p0 * cs + c0;
       __m512i r[16], t[16];
       if (v == 16 && nd == 64) {
@@ -342,22 +368,23 @@ static GEMMKIT_INLINE void pack_cols_lines_i8(index_t kc, index_t width, const s
   }
 }
 
-// bf16, source contiguous along the panel: per 8 columns and 32-deep chunk,
+// bf16, source contiguous along the panel: per 32-deep chunk and 8 columns,
 // 8 zmm of four 8-value rows each and one in-lane word transpose.
 template <int W>
 static GEMMKIT_INLINE void pack_cols_lines_bf16(index_t kc, index_t width, const std::uint16_t* src,
                                                 index_t cs, std::uint16_t* GEMMKIT_RESTRICT dst) {
   const index_t chunks = (kc + 31) / 32;
   unsigned char* d = reinterpret_cast<unsigned char*>(dst);
-  for (int c0 = 0; c0 < W; c0 += 8) {
-    const int v = width - c0 >= 8 ? 8 : (width > c0 ? int(width - c0) : 0);
-    if (v == 0) {
-      zero_columns<W>(0, chunks, c0, 8, d);
-      continue;
-    }
-    for (index_t q = 0; q < chunks; ++q) {
-      const index_t p0 = q * 32;
-      const int nd = kc - p0 >= 32 ? 32 : int(kc - p0);
+  for (index_t q = 0; q < chunks; ++q) {
+    const index_t p0 = q * 32;
+    const int nd = kc - p0 >= 32 ? 32 : int(kc - p0);
+#pragma GCC unroll 4
+    for (int c0 = 0; c0 < W; c0 += 8) {
+      const int v = width - c0 >= 8 ? 8 : (width > c0 ? int(width - c0) : 0);
+      if (v == 0) {
+        zero_columns<W>(q, q + 1, c0, 8, d);
+        continue;
+      }
       const std::uint16_t* s = src + p0 * cs + c0;
       __m512i r[8], t[8];
       if (v == 8 && nd == 32) {
@@ -405,6 +432,24 @@ static GEMMKIT_INLINE void zero_tail(void* dst, index_t from_bytes, index_t to_b
 }
 
 }  // namespace amx_detail
+
+// Speed, measured 2026-11 on one Sapphire Rapids-class core (a 2-vCPU VM
+// on a shared host: best of 15 runs; peaks from benchmarks/native/
+// dot_peak.c: tdpbf16ps 2700 GFLOP/s, tdpbusd 5400 GOP/s; tdpbssd runs
+// at the same rate), 32x32 tiles:
+//   kc 1024, one A and one B panel in L2, accumulate():
+//     bf16 1840 GFLOP/s (68%), int8 2710 GOP/s (50%)
+//   B panel in L1 (kc 384 bf16 / 768 int8, as the cache blocking picks),
+//   32 A panels streaming from L2:
+//     accumulate() alone             bf16 1800 (67%)   int8 2840 (53%)
+//     Microkernel::run, f32/i32 out  bf16 1010 (37%)   int8 1950 (36%)
+//     accumulate_into(), C = AB      bf16 1975 (73%)   int8 3230 (60%)
+// The tile loop itself, panels in L1, peaks near 76% (bf16) and 69% (int8):
+// the tile loads, not the dot instructions, limit it.  Microkernel::run adds
+// 400-600 cycles per tile (zeroing 64 zmm, the store of 64 zmm through the
+// stack): as much as the whole depth loop at kc 384.  For comparison, the
+// same core's vector peaks: vfmadd231ps 152 GFLOP/s, vdpbf16ps 76, vpdpbusd
+// 615 GOP/s.
 
 // bf16 x bf16 -> f32 through tdpbf16ps: 32 depth steps per chunk.
 template <class Token_, int MR_REG, int NR>
@@ -456,9 +501,24 @@ struct AmxBf16Family {
   static GEMMKIT_INLINE void accumulate(index_t kc, const PA* GEMMKIT_RESTRICT a,
                                         const PB* GEMMKIT_RESTRICT b,
                                         Reg (&acc)[NR][MR_REG]) {
-    amx_detail::tile_loop<MR_REG, NR, amx_detail::DpBf16>(
+    amx_detail::tile_loop<MR_REG, NR, amx_detail::TileOp::kBf16>(
         chunks(kc), reinterpret_cast<const unsigned char*>(a),
-        reinterpret_cast<const unsigned char*>(b), &acc[0][0]);
+        reinterpret_cast<const unsigned char*>(b), &acc[0][0], kMr * 4, true);
+  }
+
+  // The same depth loop on a full kMr x NR tile of C in memory, column j at
+  // c + j * ldc (unit row stride; every one of the kMr x NR elements is
+  // written, so edge tiles must take Microkernel::run), with no trip through
+  // zmm accumulators: C += the product (load_c; C is read), or C = the
+  // product (C is not read: NaN there cannot leak).  For outputs that are
+  // the raw sum (O == A, alpha 1, beta 0 or 1, no epilogue; the deep-K
+  // scratch), where it saves Microkernel::run's init and store.
+  static GEMMKIT_INLINE void accumulate_into(index_t kc, const PA* GEMMKIT_RESTRICT a,
+                                             const PB* GEMMKIT_RESTRICT b, A* c, index_t ldc,
+                                             bool load_c) {
+    amx_detail::tile_loop<MR_REG, NR, amx_detail::TileOp::kBf16>(
+        chunks(kc), reinterpret_cast<const unsigned char*>(a),
+        reinterpret_cast<const unsigned char*>(b), c, long(ldc) * long(sizeof(A)), load_c);
   }
 };
 
@@ -511,9 +571,24 @@ struct AmxInt8Family {
   static GEMMKIT_INLINE void accumulate(index_t kc, const PA* GEMMKIT_RESTRICT a,
                                         const PB* GEMMKIT_RESTRICT b,
                                         Reg (&acc)[NR][MR_REG]) {
-    amx_detail::tile_loop<MR_REG, NR, amx_detail::DpInt8>(
+    amx_detail::tile_loop<MR_REG, NR, amx_detail::TileOp::kInt8>(
         chunks(kc), reinterpret_cast<const unsigned char*>(a),
-        reinterpret_cast<const unsigned char*>(b), &acc[0][0]);
+        reinterpret_cast<const unsigned char*>(b), &acc[0][0], kMr * 4, true);
+  }
+
+  // The same depth loop on a full kMr x NR tile of C in memory, column j at
+  // c + j * ldc (unit row stride; every one of the kMr x NR elements is
+  // written, so edge tiles must take Microkernel::run), with no trip through
+  // zmm accumulators: C += the product (load_c; C is read), or C = the
+  // product (C is not read: NaN there cannot leak).  For outputs that are
+  // the raw sum (O == A, alpha 1, beta 0 or 1, no epilogue; the deep-K
+  // scratch), where it saves Microkernel::run's init and store.
+  static GEMMKIT_INLINE void accumulate_into(index_t kc, const PA* GEMMKIT_RESTRICT a,
+                                             const PB* GEMMKIT_RESTRICT b, A* c, index_t ldc,
+                                             bool load_c) {
+    amx_detail::tile_loop<MR_REG, NR, amx_detail::TileOp::kInt8>(
+        chunks(kc), reinterpret_cast<const unsigned char*>(a),
+        reinterpret_cast<const unsigned char*>(b), c, long(ldc) * long(sizeof(A)), load_c);
   }
 };
 
