@@ -20,7 +20,9 @@ sampled interleaved so noise from other processes hits all its members:
 Rates are also given as a percentage of the measured peak of the instruction
 the kernel is built on: dot_peak.c (vdpbf16ps, vpdpbusd, vfmadd231ph and, where
 the CPU has it, AMX) and fma_peak.c (vfmadd231ps), both compiled here at run
-time.  A peer above the vdpbf16ps / vpdpbusd peak is using AMX; MKL's hgemm
+time.  gemmkit's rates are against the instruction its kernel uses (AMX
+tiles where the CPU has them).  A peer above the vdpbf16ps / vpdpbusd peak is
+using AMX; MKL's hgemm
 above the f32 FMA peak computes in f16 (AVX512-FP16, peak f16_zmm).
 --peer-isa avx512 re-runs the peers capped to the instructions gemmkit uses
 (ONEDNN_MAX_CPU_ISA=AVX512_CORE_BF16 for torch, MKL_ENABLE_INSTRUCTIONS=
@@ -486,6 +488,8 @@ KERNEL_PEAK = {
     ("float32", "avx512f"): ("f32_zmm", "f32 FMA zmm"),
     ("float32", "fma"): ("f32_ymm", "f32 FMA ymm"),
     ("int8", "avx512vnni"): ("i8_zmm", "vpdpbusd"),
+    ("bfloat16", "amx"): ("amx_bf16", "tdpbf16ps"),
+    ("int8", "amx"): ("amx_i8", "tdpbssd"),
 }
 
 
