@@ -50,15 +50,25 @@ def cross_build():
     return BUILD
 
 
+def _disasm(path):
+    return subprocess.run([OBJDUMP, "-d", str(path)], check=True, capture_output=True,
+                          text=True).stdout
+
+
 def test_neon_objects_hold_neon_kernels(cross_build):
-    objects = {p.parent.name: p for p in cross_build.rglob("float.cpp.o")}
-    assert set(objects) >= {"scalar", "neon"}, objects
-    assert not any(isa in objects for isa in ("fma", "avx512f")), "x86 targets built for aarch64"
-    disasm = subprocess.run(
-        [OBJDUMP, "-d", str(objects["neon"])], check=True, capture_output=True, text=True
-    ).stdout
-    # Vector FMA on .4s (f32) and .2d (f64) lanes: the NEON kernels are real.
-    assert "fmla\tv" in disasm and ".4s" in disasm and ".2d" in disasm
+    # targets/<isa>/<type>.cpp.o, one object per ISA and element type.
+    objects = {(p.parent.name, p.name.split(".")[0]): p
+               for p in cross_build.rglob("*.cpp.o") if p.parent.parent.name == "targets"}
+    isas = {isa for isa, _ in objects}
+    assert isas >= {"scalar", "neon"}, sorted(objects)
+    assert not isas & {"fma", "avx512f", "avx512vnni", "avx512bf16", "amx"}, \
+        "x86 targets built for aarch64"
+    # Vector FMA on .4s (f32, and f16/bf16 widened to f32) and .2d (f64)
+    # lanes, vector integer multiply-add for int8: the NEON kernels are real.
+    for kind, lanes in (("f32", ".4s"), ("f16", ".4s"), ("bf16", ".4s"), ("f64", ".2d")):
+        disasm = _disasm(objects[("neon", kind)])
+        assert "fmla\tv" in disasm and lanes in disasm, kind
+    assert "mla\tv" in _disasm(objects[("neon", "int8")])
 
 
 @pytest.mark.skipif(QEMU is None, reason="qemu-user-static not installed (tools/install-deps.sh installs it)")
@@ -76,3 +86,5 @@ def test_runs_on_emulated_aarch64(cross_build, program):
         # The dispatcher chose the NEON kernels on (emulated) aarch64.
         assert '"kernel":"f32_gemm_16x4__neon"' in run.stdout, run.stdout
         assert '"kernel":"f64_gemm_8x4__neon"' in run.stdout, run.stdout
+        for word in ("f16", "bf16", "int8"):
+            assert f'"kernel":"{word}_gemm_16x4__neon"' in run.stdout, run.stdout

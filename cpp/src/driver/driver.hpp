@@ -1,5 +1,5 @@
 // L5 driver: the generic blocked loop nest (BLIS's five loops) over any
-// token and tile geometry.
+// kernel family (kernel/family.hpp), token and tile geometry.
 //
 //   for jc in n by NC                 (B block -> L3)
 //     for pc in k by KC               (pack B block, shared by the team)
@@ -11,6 +11,12 @@
 // Work is split only over output tiles and the depth loop is never split,
 // so every element of C sees the same operations in the same order for any
 // thread count: results are bit-identical across thread counts.
+//
+// Depth slices meet in C when the output is the accumulator (beta = 1 after
+// the first slice).  A narrow or requantized output is written once: the
+// depth is one slice, or the slices resume from raw sums kept in an A-typed
+// scratch (the deep-K twin, and every prepacked call), bit-identical to one
+// slice.  A prepacked A (a PackedRhs) replaces the A packing.
 #pragma once
 
 #include <cstdint>
