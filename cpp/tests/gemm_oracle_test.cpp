@@ -221,6 +221,36 @@ void check_int8(long m, long n, long k, bool packed) {
   }
 }
 
+// C += A B in place (beta 1 on C itself) over a deep product: the update
+// every depth slice of a tile resumes from C, full and edge tiles alike.
+void check_int8_update(long m, long n, long k) {
+  std::vector<std::int8_t> a(std::size_t(m * k)), b(std::size_t(k * n));
+  std::vector<std::int32_t> c(std::size_t(m * n)), c0;
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = std::int8_t(int(hashed(unsigned(i), 9) * 128.9));
+  for (std::size_t i = 0; i < b.size(); ++i) b[i] = std::int8_t(int(hashed(unsigned(i), 10) * 128.9));
+  for (std::size_t i = 0; i < c.size(); ++i) c[i] = std::int32_t(hashed(unsigned(i), 11) * 2e9);
+  c0 = c;
+  const gemmkit::MatrixRef<std::int8_t> va{a.data(), m, k, k, 1}, vb{b.data(), k, n, n, 1};
+  const gemmkit::MatrixMut<std::int32_t> vc{c.data(), m, n, n, 1};
+  const gemmkit::MatrixRef<std::int32_t> vci{c.data(), m, n, n, 1};
+  const int st = gemmkit::gemm<std::int8_t, std::int32_t>(1, va, vb, 1, &vci, vc);
+  long bad = st == GEMMKIT_OK ? 0 : 1;
+  for (long i = 0; !bad && i < m; ++i) {
+    for (long j = 0; j < n; ++j) {
+      std::int64_t acc = c0[std::size_t(i * n + j)];
+      for (long q = 0; q < k; ++q)
+        acc += std::int64_t(a[std::size_t(i * k + q)]) * b[std::size_t(q * n + j)];
+      if (c[std::size_t(i * n + j)] != std::int32_t(std::uint32_t(acc))) ++bad;
+    }
+  }
+  if (!bad) {
+    ++g_passed;
+  } else {
+    ++g_failed;
+    std::printf("FAILED int8 update m=%ld n=%ld k=%ld status=%d\n", m, n, k, st);
+  }
+}
+
 }  // namespace
 
 int main() {
@@ -261,6 +291,10 @@ int main() {
     }
   }
   check_int8<std::int32_t>(40, 50, 3000, false);
+  check_int8_update(70, 45, 2500);
+  check_int8_update(64, 64, 1537);
+  check_narrow<gemmkit::bfloat16, float>(45, 70, 1200, false);
+  check_narrow<gemmkit::bfloat16, gemmkit::bfloat16>(45, 70, 1200, false);
   check_int8<std::int8_t>(40, 50, 3000, true);
   check<float>(300, 200, 900, 0, 1.0f, 1.0f);
   check<double>(129, 257, 513, 1, 1.0, 0.0);

@@ -58,6 +58,7 @@ struct BlockedGemm {
     bool inplace_a;     // full MR panels of A are read without packing
     bool inplace_b;     // B's columns are contiguous along k: read in place
     bool seeded;        // depth slices accumulate in `scratch` (deep-K twin)
+    bool direct;        // tile kernel summing straight into C (direct_mode)
     PB* b_pack;         // b_panel_size(kc) per NR panel
     PA* a_pack;         // one region of a_stride elements per team member
     index_t a_stride;
@@ -190,20 +191,28 @@ struct BlockedGemm {
               const Seed seed{scratch_tile, plan.ld};
               const Seed* seed_p = plan.seeded && !first ? &seed : nullptr;
               if constexpr (kDirect) {
-                // Tile kernels can run the depth on C itself (full tiles):
-                // raw sums into the scratch, or an output that is the sum.
-                if (m_eff == kMr && n_eff == NR) {
-                  if (plan.seeded && !last) {
-                    Family::accumulate_into(kc, a_tile, b_panel_p, scratch_tile, plan.ld, !first);
-                    continue;
-                  }
-                  if constexpr (kOutIsAcc) {
-                    if (direct_ok(plan, s, first, i, j)) {
-                      Family::accumulate_into(kc, a_tile, b_panel_p,
-                                              t.c_out + i * t.rs_co + j * t.cs_co, t.cs_co,
-                                              s.beta != A(0));
-                      continue;
+                // Tile kernels run the depth on memory directly: raw sums
+                // into the scratch, or C itself in direct mode.
+                if (plan.seeded && !last && m_eff == kMr && n_eff == NR) {
+                  Family::accumulate_into(kc, a_tile, b_panel_p, scratch_tile, plan.ld, !first);
+                  continue;
+                }
+                if constexpr (kOutIsAcc) {
+                  if (plan.direct) {
+                    A* c_tile = t.c_out + i * t.rs_co + j * t.cs_co;
+                    const bool resume = !first || t.beta != A(0);
+                    if (m_eff == kMr && n_eff == NR) {
+                      Family::accumulate_into(kc, a_tile, b_panel_p, c_tile, t.cs_co, resume);
+                    } else {
+                      // Edge tiles resume from C too, so every tile sums alike.
+                      const Seed from_c{c_tile, t.cs_co};
+                      ScratchStore cs = ss;
+                      cs.dst = c_tile;
+                      cs.cs_dst = t.cs_co;
+                      Kernel::template run<A>(kc, a_tile, b_panel_p, m_eff, n_eff,
+                                              resume ? &from_c : nullptr, cs);
                     }
+                    continue;
                   }
                 }
               }
@@ -260,21 +269,14 @@ struct BlockedGemm {
     return bytes > double(limit);
   }
 
-  // Whether the final store of a full tile at (i, j) is a plain sum that
-  // the depth loop can leave in C directly: output == accumulator, alpha 1,
-  // no epilogue, unit-stride C, and beta 0, or beta 1 on C itself.  Floats
-  // resume from C only on the first slice (beta 0 then): later slices add
-  // their own sum to C in TileStore, as every edge tile does, so a result
-  // never depends on where its tile falls.
-  static bool direct_ok(const Plan& plan, const FinalStore& s, bool first, index_t i,
-                        index_t j) {
-    const Task& t = plan.t;
-    if (s.alpha != A(1) || s.epi || t.rs_co != 1) return false;
-    if (s.beta == A(0)) return true;
-    if (std::is_floating_point_v<A> || s.beta != A(1)) return false;
-    const O* src = (first ? t.c_in : t.c_out) + i * s.rs_src + j * s.cs_src;
-    return src == t.c_out + i * t.rs_co + j * t.cs_co && s.rs_src == 1 &&
-           s.cs_src == t.cs_co;
+  // Direct mode (tile kernels): the output is the plain sum alpha = 1,
+  // no epilogue, unit-stride C, beta 0 or beta 1 on C itself, so every
+  // depth slice of every tile resumes from C in memory and no zmm store
+  // pass runs at all.
+  static bool direct_mode(const Task& t) {
+    if (t.alpha != A(1) || epilogue_active(t.epi) || t.rs_co != 1) return false;
+    if (t.beta == A(0)) return true;
+    return t.beta == A(1) && t.c_in == t.c_out && t.rs_ci == 1 && t.cs_ci == t.cs_co;
   }
 
   // Entry for an oriented task (rs_co == 1 when C has a unit stride).
@@ -288,8 +290,12 @@ struct BlockedGemm {
     plan.packed_a = static_cast<const PA*>(t.packed_a);
     index_t kc = plan.packed_a ? t.packed_kc : slice_depth(t.m, t.n, t.k, blocking_nr);
     if constexpr (!kOutIsAcc) {
-      plan.seeded = t.k > kc && (plan.packed_a || deep(t.k, kc));
+      // Tile kernels write raw sums cheaply (accumulate_into), so they always
+      // slice the depth; the others only when one slice would not fit.
+      plan.seeded = t.k > kc && (plan.packed_a || kDirect || deep(t.k, kc));
       if (!plan.seeded) kc = t.k;
+    } else if constexpr (kDirect) {
+      plan.direct = direct_mode(t);
     }
     plan.kc = kc < t.k ? kc : t.k;
     if (plan.kc < 1) plan.kc = 1;
