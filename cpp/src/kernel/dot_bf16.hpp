@@ -21,7 +21,7 @@
 // simd/simd_ops.hpp); it needs AVX-512F + BW + BF16, i.e. an avx512bf16
 // translation unit.
 //
-// Speed note, measured 2026-12 on an Intel Xeon (Sapphire Rapids family,
+// Speed note, measured 2026-11 on an Intel Xeon (Sapphire Rapids family,
 // one core, 2.67 GHz): vdpbf16ps zmm issues one per two cycles (latency 8),
 // about 82 GFLOP/s, while vfmadd231ps zmm issues two per cycle (171 GFLOP/s).
 // On that core this kernel is slower than widening bf16 to f32 and using
@@ -36,6 +36,7 @@
 
 #include "gemmkit/types.hpp"
 #include "kernel/task.hpp"
+#include "pack/avx512_lanes.hpp"
 #include "simd/avx512bf16.hpp"
 #include "simd/simd_ops.hpp"
 
@@ -43,31 +44,14 @@ namespace gemmkit::kernel {
 
 namespace dot_bf16_detail {
 
-// GCC 12 warns "may be used uninitialized" on the plain AVX-512 shuffle and
-// 512->128 cast intrinsics (their unused pass-through operand is
-// _mm512_undefined_epi32, GCC bug 105593).  These spell the same single
-// instructions without it: a full write mask over an operand, and the low
-// 128 bits read as vector elements (no instruction at all).
-static GEMMKIT_INLINE __m128i low128(__m512i v) { return __m128i{v[0], v[1]}; }
-static GEMMKIT_INLINE __m512i unpacklo32(__m512i a, __m512i b) {
-  return _mm512_mask_unpacklo_epi32(a, __mmask16(0xFFFF), a, b);
-}
-static GEMMKIT_INLINE __m512i unpackhi32(__m512i a, __m512i b) {
-  return _mm512_mask_unpackhi_epi32(a, __mmask16(0xFFFF), a, b);
-}
-static GEMMKIT_INLINE __m512i unpacklo64(__m512i a, __m512i b) {
-  return _mm512_mask_unpacklo_epi64(a, __mmask8(0xFF), a, b);
-}
-static GEMMKIT_INLINE __m512i unpackhi64(__m512i a, __m512i b) {
-  return _mm512_mask_unpackhi_epi64(a, __mmask8(0xFF), a, b);
-}
-
-static GEMMKIT_INLINE __mmask64 byte_mask(int n) {
-  return n >= 64 ? ~__mmask64(0) : (__mmask64(1) << n) - 1;
-}
-static GEMMKIT_INLINE __mmask32 word_mask(int n) {
-  return n >= 32 ? ~__mmask32(0) : (__mmask32(1) << n) - 1;
-}
+// Lane shuffles and masks: pack/avx512_lanes.hpp.
+using pack::avx512::byte_mask;
+using pack::avx512::low128;
+using pack::avx512::unpackhi32;
+using pack::avx512::unpackhi64;
+using pack::avx512::unpacklo32;
+using pack::avx512::unpacklo64;
+using pack::avx512::word_mask;
 
 // n elements at p (0 <= n <= 32), the rest zero; p[n..32) is never touched.
 static GEMMKIT_INLINE __m512i load_words(const std::uint16_t* p, int n) {

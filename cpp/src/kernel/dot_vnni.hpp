@@ -40,6 +40,7 @@
 #include <cstring>
 
 #include "kernel/task.hpp"
+#include "pack/avx512_lanes.hpp"
 #include "simd/avx512vnni.hpp"
 #include "simd/simd_ops.hpp"
 
@@ -47,30 +48,13 @@ namespace gemmkit::kernel {
 
 namespace dot_vnni_detail {
 
-// GCC 12 warns "may be used uninitialized" on the plain AVX-512 shuffle and
-// 512->128 cast intrinsics (their unused pass-through operand is
-// _mm512_undefined_epi32, GCC bug 105593).  These spell the same single
-// instructions without it: a full write mask over an operand, and the low
-// 128 bits read as vector elements (no instruction at all).
-static GEMMKIT_INLINE __m128i low128(__m512i v) { return __m128i{v[0], v[1]}; }
-static GEMMKIT_INLINE __m512i unpacklo32(__m512i a, __m512i b) {
-  return _mm512_mask_unpacklo_epi32(a, __mmask16(0xFFFF), a, b);
-}
-static GEMMKIT_INLINE __m512i unpackhi32(__m512i a, __m512i b) {
-  return _mm512_mask_unpackhi_epi32(a, __mmask16(0xFFFF), a, b);
-}
-static GEMMKIT_INLINE __m512i unpacklo64(__m512i a, __m512i b) {
-  return _mm512_mask_unpacklo_epi64(a, __mmask8(0xFF), a, b);
-}
-static GEMMKIT_INLINE __m512i unpackhi64(__m512i a, __m512i b) {
-  return _mm512_mask_unpackhi_epi64(a, __mmask8(0xFF), a, b);
-}
-
-// Byte masks for the masked loads/stores that keep partial panels from
-// touching memory past the source or destination (AVX-512BW).
-static GEMMKIT_INLINE __mmask64 byte_mask(int n) {
-  return n >= 64 ? ~__mmask64(0) : (__mmask64(1) << n) - 1;
-}
+// Lane shuffles and masks: pack/avx512_lanes.hpp.
+using pack::avx512::byte_mask;
+using pack::avx512::low128;
+using pack::avx512::unpackhi32;
+using pack::avx512::unpackhi64;
+using pack::avx512::unpacklo32;
+using pack::avx512::unpacklo64;
 
 // n bytes at p (0 <= n <= 16), the rest zero; p[n..16) is never touched.
 static GEMMKIT_INLINE __m128i load_bytes(const std::int8_t* p, int n) {
@@ -82,7 +66,7 @@ static GEMMKIT_INLINE __m128i load_bytes(const std::int8_t* p, int n) {
 // The first N bytes at p (N fixed), the rest zero, never touching p[N..16).
 // Plain narrow loads where N allows: for N = 12 (the 32x12 tile's B panel)
 // they packed 1.5-2x faster than a masked zmm load on a Sapphire Rapids
-// core (2026-12).
+// core (2026-11).
 template <int N>
 static GEMMKIT_INLINE __m128i load_fixed(const std::int8_t* p) {
   if constexpr (N >= 16) {
