@@ -295,3 +295,14 @@ def test_refusals():
     _raises(gemmkit.ShapeError, ("2-d",), gemmkit.prepack_rhs, np.ones(4, np.float32))
     _raises(gemmkit.DTypeError, ("dtype",), gemmkit.prepack_rhs, np.ones((2, 2), np.int32))
     _raises(gemmkit.DTypeError, ("dtype",), gemmkit.prepack_rhs, np.ones((2, 2), np.uint8))
+
+
+def test_impossibly_large_packed_operand_is_refused():
+    # A zero-stride view describes 2^62 elements in one byte: packing it
+    # must fail cleanly (WorkspaceError), never overflow a size computation.
+    try:
+        b = np.broadcast_to(np.ones((1, 1), np.int8), (2**31, 2**31))
+    except ValueError:
+        pytest.skip("this numpy cannot describe a 2^31 x 2^31 view (32-bit platform)")
+    with pytest.raises(gemmkit.WorkspaceError, match="too large"):
+        gemmkit.prepack_rhs(b)

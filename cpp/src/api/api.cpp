@@ -507,6 +507,13 @@ int prepack_rhs(const MatrixRef<L>& b, PackedRhs** out) {
   Span sb;
   if ((st = span_of("b", b.data, b.rows, b.cols, b.rs, b.cs, &sb))) return st;
   const dispatch::Descriptor<L>& d = sel->desc;
+  // Panels hold at most 4 bytes per element plus a tile of padding on each
+  // side; refuse (without computing it in index_t) what cannot exist.
+  const double bound = (double(b.rows) + 64) * (double(b.cols) + 64) * 4.0;
+  if (bound > double(PTRDIFF_MAX / 4))
+    return api::fail(GEMMKIT_ERROR_ALLOC,
+                     "gemmkit: a packed operand of %tdx%td is too large to allocate",
+                     b.rows, b.cols);
   const index_t bytes = d.packed_bytes(b.rows, b.cols);
   auto* p = static_cast<PackedRhs*>(std::calloc(1, sizeof(PackedRhs)));
   void* data = nullptr;
