@@ -220,12 +220,24 @@ def test_tour_runs_offline_in_jupyterlite(site, site_url):
     assert literal(text, "matmul(a, v) =") == (a @ np.array([1.0, 0, -1])).tolist()
     find(text, r"^ShapeError: gemmkit: shape mismatch")
     find(text, r"^DTypeError: gemmkit: ")
+    qa = np.array([[1, -2, 3], [-4, 5, -6]], np.int64)
+    qb = np.array([[7, -8], [9, 10], [-11, 12]], np.int64)
+    assert literal(text, "int8 gemm(qa, qb) =") == (qa @ qb).tolist()
+    requant = np.clip(np.rint((qa @ qb) * 0.5) + 1, -128, 127).astype(int)
+    assert literal(text, "gemm_requant(qa, qb, scale=0.5, zero_point=1) =") == requant.tolist()
+    ha = np.array([[0.5, 1.5, -2], [1, 0.25, 4]], np.float16)
+    hb = np.array([[1, 2], [3, 4], [0.5, -1]], np.float16)
+    want = (ha.astype(np.float64) @ hb.astype(np.float64)).astype(np.float16).tolist()
+    assert literal(text, "float16 gemm(ha, hb) =") == want
+    find(text, r"^float16 result: format 'e'$")
 
     # dispatch_info: simd128 kernels, pinned to simd128.
     find(text, r"^backend: pyodide$")
     find(text, r"^pin: simd128$")
     find(text, r"^float32: simd128, kernel f32_gemm_8x4__simd128, tile 8x4$")
     find(text, r"^float64: simd128, kernel f64_gemm_4x4__simd128, tile 4x4$")
+    find(text, r"^float16: simd128, kernel f16_gemm_8x4__simd128, tile 8x4$")
+    find(text, r"^int8: simd128, kernel int8_gemm_8x4__simd128, tile 8x4$")
     assert literal(text, "available ISAs:") == ["simd128", "scalar"]
     # The pin is read once: the module in use keeps simd128; fresh copies
     # honour scalar and refuse an x86 ISA.
