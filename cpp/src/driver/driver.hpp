@@ -256,6 +256,9 @@ struct BlockedGemm {
   // bit-identical because each slice resumes from the previous raw sums.
   static index_t slice_depth(index_t m, index_t n, index_t k, int blocking_nr) {
     index_t kc = cache::blocking(kMr, blocking_nr, int(sizeof(PB)), m, n, k).kc;
+    if constexpr (requires { Family::kMinSliceDepth; }) {
+      if (kc < Family::kMinSliceDepth) kc = Family::kMinSliceDepth < k ? Family::kMinSliceDepth : k;
+    }
     const index_t dm = Family::kDepthMultiple;
     kc = ceil_div(kc, dm) * dm;
     return kc;
