@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "gemmkit/gemmkit.h"
 #include "gemmkit/types.hpp"
@@ -52,12 +53,14 @@ struct FusedEpilogue {
 //   L = float16 or bfloat16 (float):                O = L, or float (the
 //       f32-output twin); one rounding, at the store
 //   L = int8_t (int32_t, wrapping; alpha and beta are int32_t): O = int32_t
-// c_in may be null (beta is then ignored) or the very same view as c_out.
+// c_in may be null (beta is then ignored) or the very same view as c_out;
+// O is deduced from c_out alone, so a literal nullptr works.
 // epilogue may be null; for float16/bfloat16 it runs in float before the
 // one narrowing step.
 template <class L, class O>
 int gemm(acc_t<L> alpha, const MatrixRef<L>& a, const MatrixRef<L>& b,
-         acc_t<L> beta, const MatrixRef<O>* c_in, const MatrixMut<O>& c_out,
+         acc_t<L> beta, const MatrixRef<std::type_identity_t<O>>* c_in,
+         const MatrixMut<O>& c_out,
          const FusedEpilogue<acc_t<L>>* epilogue = nullptr);
 
 // A right-hand side packed once, in the layout of the kernel dispatch
@@ -87,7 +90,7 @@ const char* packed_rhs_json(const PackedRhs& packed);
 // made for another type, another depth, or under another dispatch choice.
 template <class L, class O>
 int gemm_packed(acc_t<L> alpha, const MatrixRef<L>& a, const PackedRhs& b,
-                acc_t<L> beta, const MatrixRef<O>* c_in,
+                acc_t<L> beta, const MatrixRef<std::type_identity_t<O>>* c_in,
                 const MatrixMut<O>& c_out,
                 const FusedEpilogue<acc_t<L>>* epilogue = nullptr);
 

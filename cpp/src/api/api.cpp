@@ -181,7 +181,8 @@ bool is_nan(A v) {
 // prepacked B (its memory is gemmkit's own: no span or overlap checks).
 template <class L, class O>
 int prepare(acc_t<L> alpha, const MatrixRef<L>& a, const MatrixRef<L>& b,
-            acc_t<L> beta, const MatrixRef<O>* c_in, const MatrixMut<O>& c_out,
+            acc_t<L> beta, const MatrixRef<std::type_identity_t<O>>* c_in,
+         const MatrixMut<O>& c_out,
             const FusedEpilogue<acc_t<L>>* epilogue, GemmTask<L, acc_t<L>, O>* out,
             bool* reads_ab) {
   using A = acc_t<L>;
@@ -400,7 +401,7 @@ struct PackedRhs {
 
 template <class L, class O>
 int gemm(acc_t<L> alpha, const MatrixRef<L>& a, const MatrixRef<L>& b, acc_t<L> beta,
-         const MatrixRef<O>* c_in, const MatrixMut<O>& c_out,
+         const MatrixRef<std::type_identity_t<O>>* c_in, const MatrixMut<O>& c_out,
          const FusedEpilogue<acc_t<L>>* epilogue) {
   api::clear_error();
   const dispatch::Selection<L>* sel;
@@ -447,7 +448,7 @@ GemmTask<L, A, O> packed_task(const GemmTask<L, A, O>& user, const PackedRhs& p)
 
 template <class L, class O>
 int gemm_packed(acc_t<L> alpha, const MatrixRef<L>& a, const PackedRhs& b, acc_t<L> beta,
-                const MatrixRef<O>* c_in, const MatrixMut<O>& c_out,
+                const MatrixRef<std::type_identity_t<O>>* c_in, const MatrixMut<O>& c_out,
                 const FusedEpilogue<acc_t<L>>* epilogue) {
   api::clear_error();
   const dispatch::Selection<L>* sel;

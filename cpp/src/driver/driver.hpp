@@ -255,7 +255,11 @@ struct BlockedGemm {
   // accumulate in an A-typed scratch (the deep-K twin), which is
   // bit-identical because each slice resumes from the previous raw sums.
   static index_t slice_depth(index_t m, index_t n, index_t k, int blocking_nr) {
-    index_t kc = cache::blocking(kMr, blocking_nr, int(sizeof(PB)), m, n, k).kc;
+    return slice_depth_from(cache::blocking(kMr, blocking_nr, int(sizeof(PB)), m, n, k).kc, k);
+  }
+
+  // The same, from the blocking's kc.
+  static index_t slice_depth_from(index_t kc, index_t k) {
     if constexpr (requires { Family::kMinSliceDepth; }) {
       if (kc < Family::kMinSliceDepth) kc = Family::kMinSliceDepth < k ? Family::kMinSliceDepth : k;
     }
@@ -291,7 +295,7 @@ struct BlockedGemm {
     const cache::Blocking blk =
         cache::blocking(kMr, blocking_nr, int(sizeof(PB)), t.m, t.n, t.k);
     plan.packed_a = static_cast<const PA*>(t.packed_a);
-    index_t kc = plan.packed_a ? t.packed_kc : slice_depth(t.m, t.n, t.k, blocking_nr);
+    index_t kc = plan.packed_a ? t.packed_kc : slice_depth_from(blk.kc, t.k);
     if constexpr (!kOutIsAcc) {
       // Tile kernels write raw sums cheaply (accumulate_into), so they always
       // slice the depth; the others only when one slice would not fit.
