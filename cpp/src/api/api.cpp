@@ -145,10 +145,7 @@ void scale_only(const GemmTask<L, A, O>& t) {
         std::int32_t v = 0;
         if (q.bias_kind == BiasKind::kPerRow) v = q.bias[i * q.bias_stride];
         if (q.bias_kind == BiasKind::kPerCol) v = q.bias[j * q.bias_stride];
-        const index_t si = q.scale_kind == ScaleKind::kPerTensor ? 0
-                           : q.scale_kind == ScaleKind::kPerRow ? i * q.scale_stride
-                                                                : j * q.scale_stride;
-        *dst = O(scalar::requantize(v, q.scale[si], q.zero_point, q.lo, q.hi));
+        *dst = O(scalar::requantize(v, q.scale[scale_index(q, i, j)], q.zero_point, q.lo, q.hi));
       } else if constexpr (std::is_same_v<A, std::int32_t>) {
         // Wrapping int32 arithmetic, done in uint32 to stay defined.
         const std::uint32_t c =
@@ -179,12 +176,12 @@ bool is_nan(A v) {
 
 // The checks every entry shares, then the task.  b_data == nullptr means a
 // prepacked B (its memory is gemmkit's own: no span or overlap checks).
+// out_span, when given, receives the byte span of c_out for later checks.
 template <class L, class O>
 int prepare(acc_t<L> alpha, const MatrixRef<L>& a, const MatrixRef<L>& b,
             acc_t<L> beta, const MatrixRef<std::type_identity_t<O>>* c_in,
-         const MatrixMut<O>& c_out,
-            const FusedEpilogue<acc_t<L>>* epilogue, GemmTask<L, acc_t<L>, O>* out,
-            bool* reads_ab) {
+            const MatrixMut<O>& c_out, const FusedEpilogue<acc_t<L>>* epilogue,
+            GemmTask<L, acc_t<L>, O>* out, bool* reads_ab, Span* out_span = nullptr) {
   using A = acc_t<L>;
   const index_t m = a.rows, k = a.cols, n = b.cols;
   if (m < 0 || k < 0 || n < 0 || b.rows < 0 || c_out.rows < 0 || c_out.cols < 0)
@@ -289,14 +286,14 @@ int prepare(acc_t<L> alpha, const MatrixRef<L>& a, const MatrixRef<L>& b,
     }
   }
   *out = t;
+  if (out_span) *out_span = sc;
   return GEMMKIT_OK;
 }
 
-// Checks the requantization parameters against an m x n output and puts
-// them into t.rq (user frame).
+// Checks the requantization parameters against an m x n output whose bytes
+// span sc, and puts them into t.rq (user frame).
 template <class O>
-int prepare_requant(const Requantize& rq, index_t m, index_t n, const MatrixMut<O>& c_out,
-                    Requant* q) {
+int prepare_requant(const Requantize& rq, index_t m, index_t n, const Span& sc, Requant* q) {
   constexpr bool kU8 = std::is_same_v<O, std::uint8_t>;
   const std::int32_t lo = kU8 ? 0 : -128, hi = kU8 ? 255 : 127;
   const index_t want = rq.scale_kind == Scale::kPerTensor ? 1
@@ -322,9 +319,8 @@ int prepare_requant(const Requantize& rq, index_t m, index_t n, const MatrixMut<
     return api::fail(GEMMKIT_ERROR_VALUE,
                      "gemmkit: zero_point %d is out of the %s range [%d, %d]",
                      int(rq.zero_point), kU8 ? "uint8" : "int8", int(lo), int(hi));
-  Span sc, ss;
+  Span ss;
   int st;
-  if ((st = span_of("out", c_out.data, m, n, c_out.rs, c_out.cs, &sc))) return st;
   if ((st = span_of("scale", rq.scale, want, 1, rq.scale_stride, 1, &ss))) return st;
   if (overlaps(sc, ss))
     return api::fail(GEMMKIT_ERROR_OVERLAP, "gemmkit: out overlaps the requantize scales");
@@ -472,9 +468,11 @@ int gemm_requant(const MatrixRef<std::int8_t>& a, const MatrixRef<std::int8_t>& 
   if ((st = selected(&sel))) return st;
   GemmTask<std::int8_t, std::int32_t, O> t;
   bool reads_ab;
-  if ((st = prepare<std::int8_t, O>(1, a, b, 0, nullptr, c_out, nullptr, &t, &reads_ab)))
+  Span sc;
+  if ((st = prepare<std::int8_t, O>(1, a, b, 0, nullptr, c_out, nullptr, &t, &reads_ab,
+                                    &sc)))
     return st;
-  if ((st = prepare_requant(rq, t.m, t.n, c_out, &t.rq))) return st;
+  if ((st = prepare_requant<O>(rq, t.m, t.n, sc, &t.rq))) return st;
   return execute(*sel, t, reads_ab, true);
 }
 
@@ -489,9 +487,11 @@ int gemm_requant_packed(const MatrixRef<std::int8_t>& a, const PackedRhs& b,
   const MatrixRef<std::int8_t> vb{nullptr, b.k, b.n, 0, 0};
   GemmTask<std::int8_t, std::int32_t, O> t;
   bool reads_ab;
-  if ((st = prepare<std::int8_t, O>(1, a, vb, 0, nullptr, c_out, nullptr, &t, &reads_ab)))
+  Span sc;
+  if ((st = prepare<std::int8_t, O>(1, a, vb, 0, nullptr, c_out, nullptr, &t, &reads_ab,
+                                    &sc)))
     return st;
-  if ((st = prepare_requant(rq, t.m, t.n, c_out, &t.rq))) return st;
+  if ((st = prepare_requant<O>(rq, t.m, t.n, sc, &t.rq))) return st;
   return execute(*sel, reads_ab ? packed_task(t, b) : t, reads_ab, true);
 }
 

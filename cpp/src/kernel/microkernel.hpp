@@ -111,24 +111,22 @@ struct TileStore {
     return v;
   }
 
-  // C's lanes [row, row + rows) of column pointer col, widened to A.
+  // C's lanes [row, row + rows) of column pointer col, widened to A; the
+  // seam's partials handle a ragged edge of a unit-stride column.
   static GEMMKIT_INLINE Reg load_c(const O* col, index_t row, index_t rs, int rows) {
-    if (rs == 1 && rows == kLanes) return KS::load_out(col + row);
+    if (rs == 1) {
+      return rows == kLanes ? KS::load_out(col + row) : KS::load_out_partial(col + row, rows);
+    }
     O tmp[kLanes] = {};
     for (int i = 0; i < rows; ++i) tmp[i] = col[(row + i) * rs];
     return KS::load_out(tmp);
   }
 
   static GEMMKIT_INLINE void store_c(O* col, index_t row, index_t rs, int rows, Reg v) {
-    if (rs == 1 && rows == kLanes) {
-      KS::store_out(col + row, v);
+    if (rs == 1) {
+      if (rows == kLanes) KS::store_out(col + row, v);
+      else KS::store_out_partial(col + row, v, rows);
       return;
-    }
-    if constexpr (std::is_same_v<A, O>) {
-      if (rs == 1) {
-        Ops::store_partial(col + row, v, rows);
-        return;
-      }
     }
     O tmp[kLanes];
     KS::store_out(tmp, v);
@@ -145,22 +143,21 @@ struct TileStore {
       v = Ops::add(v, Ops::splat(q.bias[gcol * q.bias_stride]));
     }
     if constexpr (KS::kRequantVector) {
-      if (q.scale_kind != ScaleKind::kPerRow && rs == 1 && rows == kLanes) {
-        const float scale = q.scale[q.scale_kind == ScaleKind::kPerCol
-                                        ? gcol * q.scale_stride : 0];
-        KS::requant_store(reinterpret_cast<std::uint8_t*>(col + row), v, scale,
-                          q.zero_point, q.lo, q.hi);
+      // One scale for the whole register: the vector map (bit for bit the
+      // scalar one).
+      if (q.scale_kind != ScaleKind::kPerRow && rs == 1) {
+        const float scale = q.scale[scale_index(q, grow, gcol)];
+        auto* dst = reinterpret_cast<std::uint8_t*>(col + row);
+        if (rows == kLanes) KS::requant_store(dst, v, scale, q.zero_point, q.lo, q.hi);
+        else KS::requant_store_partial(dst, v, scale, q.zero_point, q.lo, q.hi, rows);
         return;
       }
     }
     A lanes[kLanes];
     Ops::storeu(lanes, v);
     for (int i = 0; i < rows; ++i) {
-      const index_t s = q.scale_kind == ScaleKind::kPerTensor ? 0
-                        : q.scale_kind == ScaleKind::kPerRow ? (grow + i) * q.scale_stride
-                                                             : gcol * q.scale_stride;
-      col[(row + i) * rs] =
-          O(scalar::requantize(lanes[i], q.scale[s], q.zero_point, q.lo, q.hi));
+      const float scale = q.scale[scale_index(q, grow + i, gcol)];
+      col[(row + i) * rs] = O(scalar::requantize(lanes[i], scale, q.zero_point, q.lo, q.hi));
     }
   }
 

@@ -46,6 +46,13 @@ struct Requant {
   std::int32_t zero_point, lo, hi;
 };
 
+// Index into rq.scale of element (row, col) of C.
+static inline index_t scale_index(const Requant& q, index_t row, index_t col) {
+  return q.scale_kind == ScaleKind::kPerTensor ? 0
+         : q.scale_kind == ScaleKind::kPerRow  ? row * q.scale_stride
+                                               : col * q.scale_stride;
+}
+
 // One GEMM in the kernel frame's types: inputs L, accumulator A, output O.
 // (GemmTask<T> is the homogeneous f32/f64 case.)
 template <class L, class A = L, class O = L>
