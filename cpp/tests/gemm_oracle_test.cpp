@@ -2,14 +2,16 @@
 // selects) against a naive double-precision product, over shapes that cross
 // tile and block edges and over row-major, column-major, transposed and
 // reversed layouts; then float16/bfloat16 (both outputs), int8 -> int32 and
-// requantized int8/uint8 against exact or double references.  Runs without
-// Python, so it also checks the NEON kernels under user-mode qemu.  Prints
-// "N passed, N failed".
+// requantized int8/uint8 against exact or double references; then the fused
+// epilogues (bias, ReLU, leaky ReLU, clip) of every float type bit for bit,
+// NaN and -0 rules included.  Runs without Python, so it also checks the NEON
+// kernels under user-mode qemu.  Prints "N passed, N failed".
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 #include <vector>
 
@@ -254,6 +256,280 @@ void check_int8_update(long m, long n, long k) {
   }
 }
 
+// ---- Fused epilogues: act(alpha * A B + beta * C + bias) -------------------
+// Inputs are multiples of 1/8 in [-2, 2] (exact in every type) and depths
+// stay small enough that every sum is exact in float, so the value before
+// the activation is the same on every ISA and in any summation order; the
+// activation and the final rounding are then compared bit for bit (sign of
+// zero included, NaN as "both NaN") against the rules written out below.
+// A holds NaN and +-Inf (NaN, +-Inf and Inf - Inf sums), B zero columns
+// (with alpha < 0: -0 results), C and the bias some -0 entries.
+
+enum class EpiAct { kNone, kRelu, kLeaky, kClip };
+
+struct EpiCase {
+  EpiAct act;
+  double param0, param1;  // slope, or (lo, hi)
+};
+
+// IEEE binary16 / bfloat16 encoding of a double, round half to even
+// (independent of the library's own conversion).
+std::uint16_t encode_narrow(double x, bool bf16) {
+  const int man_bits = bf16 ? 7 : 10, bias = bf16 ? 127 : 15;
+  const int exp_max = bf16 ? 255 : 31;
+  const std::uint16_t sign = std::signbit(x) ? 0x8000 : 0;
+  if (std::isnan(x)) return std::uint16_t(sign | (exp_max << man_bits) | (1 << (man_bits - 1)));
+  const double a = std::fabs(x);
+  const int emin = 1 - bias;  // exponent of the smallest normal
+  if (a < std::ldexp(1.0, emin)) {  // subnormal (or rounds up to the smallest normal)
+    return std::uint16_t(sign | int(std::nearbyint(std::ldexp(a, man_bits - emin))));
+  }
+  if (std::isinf(a)) return std::uint16_t(sign | (exp_max << man_bits));
+  int e;
+  const double fr = std::frexp(a, &e);  // a = fr * 2^e, fr in [0.5, 1)
+  long q = long(std::nearbyint(std::ldexp(fr, man_bits + 1)));  // in [2^m, 2^(m+1)]
+  if (q == (1L << (man_bits + 1))) {
+    q >>= 1;
+    ++e;
+  }
+  const int field = e - 1 + bias;
+  if (field >= exp_max) return std::uint16_t(sign | (exp_max << man_bits));
+  return std::uint16_t(sign | (field << man_bits) | int(q - (1L << man_bits)));
+}
+
+double decode(float v) { return v; }
+double decode(double v) { return v; }
+double decode(gemmkit::float16 v) {
+  const int exp = (v.bits >> 10) & 31;
+  if (exp == 31) {
+    const double s = (v.bits & 1023) ? std::nan("") : HUGE_VAL;
+    return (v.bits >> 15) ? -s : s;
+  }
+  return to_double(v);
+}
+double decode(gemmkit::bfloat16 v) { return to_double(v); }
+
+template <class T>
+T encode(double x) {
+  if constexpr (std::is_same_v<T, gemmkit::float16>) return T{encode_narrow(x, false)};
+  else if constexpr (std::is_same_v<T, gemmkit::bfloat16>) return T{encode_narrow(x, true)};
+  else return T(x);
+}
+
+// The rules, spelled out case by case (the library computes them as
+// max/min formulas): A is the accumulator type the epilogue runs in.
+template <class A>
+A ref_activation(A v, const EpiCase& c) {
+  switch (c.act) {
+    case EpiAct::kNone:
+      return v;
+    case EpiAct::kRelu:
+      if (std::isnan(v) || v <= A(0)) return A(0);  // NaN, -0 and below -> +0
+      return v;
+    case EpiAct::kLeaky: {
+      if (std::isnan(v) || v == A(0)) return A(0);
+      if (v > A(0)) return v;
+      const A r = A(c.param0) * v;  // -inf * 0 stays NaN (the formula's)
+      return r == A(0) ? A(0) : r;   // a -0 product becomes +0
+    }
+    case EpiAct::kClip: {
+      const A lo = A(c.param0), hi = A(c.param1);
+      if (std::isnan(v) || v <= lo) v = lo;  // NaN -> lo
+      if (v >= hi) v = hi;
+      return v;
+    }
+  }
+  return v;
+}
+
+bool same_value(double got, double want) {
+  if (std::isnan(got) || std::isnan(want)) return std::isnan(got) && std::isnan(want);
+  return got == want && std::signbit(got) == std::signbit(want);
+}
+
+double epi_input(unsigned i, unsigned salt) {
+  return std::round(hashed(i, salt) * 16) / 8;  // j / 8, |j| <= 16
+}
+
+// bias_mode: 0 none, 1 per row, 2 per column.
+template <class L, class O>
+void check_epilogue(long m, long n, long k, double alpha_d, double beta_d, int bias_mode,
+                    const EpiCase& ec, bool col_major, bool packed) {
+  using A = gemmkit::acc_t<L>;
+  const A alpha = A(alpha_d), beta = A(beta_d);
+  std::vector<L> a(std::size_t(m * k) + 1), b(std::size_t(k * n) + 1);
+  for (long i = 0; i < m; ++i) {
+    for (long p = 0; p < k; ++p) {
+      double v = epi_input(unsigned(i * k + p), 21);
+      const unsigned h = unsigned(i * 31 + p * 17 + m + 3 * n) % 53u;
+      if (h == 0) v = std::nan("");
+      else if (h == 1) v = HUGE_VAL;
+      else if (h == 2) v = -HUGE_VAL;
+      a[std::size_t(i * k + p)] = encode<L>(v);
+    }
+  }
+  for (long p = 0; p < k; ++p)
+    for (long j = 0; j < n; ++j)
+      b[std::size_t(p * n + j)] = encode<L>(j % 4 == 2 ? 0.0 : epi_input(unsigned(p * n + j), 22));
+  // C: in place; NaN when beta is 0 (it must not be read), some -0.
+  std::vector<O> c(std::size_t(m * n) + 1);
+  for (std::size_t i = 0; i < c.size(); ++i) {
+    const double v = beta_d == 0 ? std::nan("") : i % 5 == 1 ? -0.0 : epi_input(unsigned(i), 23);
+    c[i] = encode<O>(v);
+  }
+  const std::vector<O> c0 = c;
+  const long bias_len = bias_mode == 1 ? m : n;
+  const long bias_stride = bias_len % 2 ? 1 : 3;
+  std::vector<A> bias(std::size_t(bias_len * bias_stride) + 1);
+  for (std::size_t i = 0; i < bias.size(); ++i)
+    bias[i] = i % 3 == 0 ? A(-0.0) : A(epi_input(unsigned(i), 24));
+
+  const gemmkit::MatrixRef<L> va{a.data(), m, k, k, 1}, vb{b.data(), k, n, n, 1};
+  const gemmkit::MatrixMut<O> vc{c.data(), m, n, col_major ? 1 : n, col_major ? m : 1};
+  const gemmkit::MatrixRef<O> vci{vc.data, m, n, vc.rs, vc.cs};
+  gemmkit::FusedEpilogue<A> epi{};
+  epi.bias_kind = bias_mode == 0 ? gemmkit::Bias::kNone
+                  : bias_mode == 1 ? gemmkit::Bias::kPerRow : gemmkit::Bias::kPerCol;
+  epi.bias = bias_mode ? bias.data() : nullptr;
+  epi.bias_len = bias_mode ? bias_len : 0;
+  epi.bias_stride = bias_stride;
+  epi.act = ec.act == EpiAct::kNone    ? gemmkit::Act::kNone
+            : ec.act == EpiAct::kRelu  ? gemmkit::Act::kRelu
+            : ec.act == EpiAct::kLeaky ? gemmkit::Act::kLeakyRelu
+                                       : gemmkit::Act::kClip;
+  if (ec.act == EpiAct::kLeaky) epi.slope = A(ec.param0);
+  if (ec.act == EpiAct::kClip) {
+    epi.lo = A(ec.param0);
+    epi.hi = A(ec.param1);
+  }
+  int st = GEMMKIT_OK;
+  gemmkit::PackedRhs* pb = nullptr;
+  if (packed) st = gemmkit::prepack_rhs<L>(vb, &pb);
+  if (st == GEMMKIT_OK) {
+    st = packed ? gemmkit::gemm_packed<L, O>(alpha, va, *pb, beta, &vci, vc, &epi)
+                : gemmkit::gemm<L, O>(alpha, va, vb, beta, beta_d == 0 ? nullptr : &vci, vc,
+                                      &epi);
+  }
+  gemmkit::free_packed_rhs(pb);
+
+  const bool reads_ab = k > 0 && alpha_d != 0;
+  long bad = st == GEMMKIT_OK ? 0 : 1;
+  long bi = 0, bj = 0;
+  double bgot = 0, bwant = 0;
+  for (long i = 0; i < m; ++i) {
+    for (long j = 0; j < n; ++j) {
+      // Exact in double (and in A), IEEE specials included.
+      double s = 0;
+      for (long p = 0; p < k; ++p)
+        s += decode(a[std::size_t(i * k + p)]) * decode(b[std::size_t(p * n + j)]);
+      const std::size_t at = std::size_t(i * vc.rs + j * vc.cs);
+      double v = 0;
+      bool any = false;
+      if (reads_ab) {
+        v = alpha_d * s;
+        any = true;
+      }
+      if (beta_d != 0) {
+        const double t = beta_d * decode(c0[at]);
+        v = any ? v + t : t;
+        any = true;
+      }
+      if (bias_mode) v += double(bias[std::size_t((bias_mode == 1 ? i : j) * bias_stride)]);
+      const A act = ref_activation(A(v), ec);
+      const double want = decode(encode<O>(double(act)));
+      const double got = decode(c[at]);
+      if (!same_value(got, want)) {
+        if (!bad) {
+          bi = i;
+          bj = j;
+          bgot = got;
+          bwant = want;
+        }
+        ++bad;
+      }
+    }
+  }
+  if (!bad) {
+    ++g_passed;
+  } else {
+    ++g_failed;
+    std::printf("FAILED epilogue %zu->%zu%s m=%ld n=%ld k=%ld alpha=%g beta=%g bias=%d "
+                "act=%d (%g, %g) %s status=%d: %ld bad, first (%ld, %ld) got %g want %g\n",
+                sizeof(L), sizeof(O), std::is_same_v<L, gemmkit::bfloat16> ? " bf16" : "", m,
+                n, k, alpha_d, beta_d, bias_mode, int(ec.act), ec.param0, ec.param1,
+                col_major ? "col" : "row", st, bad, bi, bj, bgot, bwant);
+  }
+}
+
+template <class L, class O>
+void check_epilogues() {
+  const EpiCase acts[] = {
+      {EpiAct::kNone, 0, 0},      {EpiAct::kRelu, 0, 0},       {EpiAct::kLeaky, 0.25, 0},
+      {EpiAct::kLeaky, -0.5, 0},  {EpiAct::kLeaky, 0.0, 0},    {EpiAct::kLeaky, 0.1, 0},
+      {EpiAct::kClip, -0.5, 0.75}, {EpiAct::kClip, 0.0, 2.0},  {EpiAct::kClip, -0.0, 0.0},
+      // slope * v underflows to -0: a fused multiply-add would keep it.
+      {EpiAct::kLeaky, double(std::numeric_limits<gemmkit::acc_t<L>>::denorm_min()), 0},
+  };
+  constexpr int kActs = int(sizeof(acts) / sizeof(acts[0]));
+  // GEMV (m == 1, n == 1), k == 0, ragged edges of every tile, and one
+  // depth past the packed block.
+  const long shapes[][3] = {{1, 1, 5},   {1, 19, 9},  {23, 1, 64}, {37, 29, 64},
+                            {33, 13, 1}, {5, 7, 0},   {17, 19, 3}, {70, 45, 700}};
+  // (alpha, beta): 0 and k == 0 take the scale-only path; -1 turns the
+  // zero sums of B's zero columns into -0.
+  const double ab[][2] = {{1, 0}, {-1, 0}, {0.5, -0.5}, {0, 1}, {-1, 1}, {2, 0}};
+  // Every activation meets every (alpha, beta) pair across the shapes, and
+  // both C layouts (C row-major runs transposed: per-row bias becomes
+  // per-column) and the prepacked entry across the rest.
+  int idx = 0;
+  for (int si = 0; si < 8; ++si) {
+    for (int bias_mode = 0; bias_mode < 3; ++bias_mode) {
+      for (int ai = 0; ai < kActs; ++ai, ++idx) {
+        const double* albe = ab[(ai + si + 2 * bias_mode) % 6];
+        const bool col = (si + bias_mode + ai / 3) % 2, packed = idx % 5 == 3;
+        check_epilogue<L, O>(shapes[si][0], shapes[si][1], shapes[si][2], albe[0], albe[1],
+                             bias_mode, acts[ai], col, packed);
+      }
+    }
+  }
+}
+
+// Bad parameters are refused before anything runs.
+void check_epilogue_errors() {
+  float a[4] = {1, 2, 3, 4}, c[4] = {};
+  const gemmkit::MatrixRef<float> va{a, 2, 2, 2, 1};
+  const gemmkit::MatrixMut<float> vc{c, 2, 2, 2, 1};
+  bool ok = true;
+  for (float slope : {std::nanf(""), HUGE_VALF, -HUGE_VALF}) {
+    gemmkit::FusedEpilogue<float> e{};
+    e.act = gemmkit::Act::kLeakyRelu;
+    e.slope = slope;
+    const int st = gemmkit::gemm<float, float>(1.0f, va, va, 0.0f, nullptr, vc, &e);
+    ok = ok && st == GEMMKIT_ERROR_VALUE &&
+         std::strstr(gemmkit::last_error(), "leaky_relu slope must be finite") != nullptr;
+  }
+  gemmkit::FusedEpilogue<float> clip{};
+  clip.act = gemmkit::Act::kClip;
+  clip.lo = 1;
+  clip.hi = 0;
+  ok = ok && gemmkit::gemm<float, float>(1.0f, va, va, 0.0f, nullptr, vc, &clip) ==
+                 GEMMKIT_ERROR_VALUE;
+  // int8 accumulates in int32: no slope to apply.
+  std::int8_t ai[4] = {1, 2, 3, 4};
+  std::int32_t ci[4] = {};
+  gemmkit::FusedEpilogue<std::int32_t> ei{};
+  ei.act = gemmkit::Act::kLeakyRelu;
+  ok = ok && gemmkit::gemm<std::int8_t, std::int32_t>(
+                 1, {ai, 2, 2, 2, 1}, {ai, 2, 2, 2, 1}, 0, nullptr, {ci, 2, 2, 2, 1}, &ei) ==
+                 GEMMKIT_ERROR_DTYPE;
+  if (ok) {
+    ++g_passed;
+  } else {
+    ++g_failed;
+    std::printf("FAILED epilogue parameter checks: %s\n", gemmkit::last_error());
+  }
+}
+
 }  // namespace
 
 int main() {
@@ -301,6 +577,14 @@ int main() {
   check_int8<std::int8_t>(40, 50, 3000, true);
   check<float>(300, 200, 900, 0, 1.0f, 1.0f);
   check<double>(129, 257, 513, 1, 1.0, 0.0);
+  // Fused epilogues of every float type and output.
+  check_epilogues<float, float>();
+  check_epilogues<double, double>();
+  check_epilogues<gemmkit::float16, gemmkit::float16>();
+  check_epilogues<gemmkit::float16, float>();
+  check_epilogues<gemmkit::bfloat16, gemmkit::bfloat16>();
+  check_epilogues<gemmkit::bfloat16, float>();
+  check_epilogue_errors();
   const char* info = gemmkit::dispatch_info_json();
   std::printf("%s\n", info ? info : gemmkit::last_error());
   std::printf("%d passed, %d failed\n", g_passed, g_failed);

@@ -35,10 +35,22 @@ struct MatrixMut {
 };
 
 enum class Bias : int { kNone = 0, kPerRow = 1, kPerCol = 2 };
-enum class Act : int { kNone = 0, kRelu = 1, kClip = 2 };
+enum class Act : int { kNone = 0, kRelu = 1, kClip = 2, kLeakyRelu = 3 };
 
-// Optional fused epilogue.  bias: m values (kPerRow) or n values (kPerCol)
-// at bias_stride; kClip clamps to [lo, hi].
+/// Optional fused epilogue, applied to v = alpha * AB + beta * C + bias
+/// (bias: m values for kPerRow, n values for kPerCol, at bias_stride):
+///  - kRelu:      max(v, 0); NaN -> +0 and -0 -> +0.
+///  - kLeakyRelu: max(v, 0) + slope * min(v, 0); NaN -> +0, -0 -> +0.
+///                slope must be finite (else GEMMKIT_ERROR_VALUE); the
+///                formula is taken literally, so v = -inf with slope 0 gives
+///                0 * -inf = NaN.  Floating-point types only (an int8 product
+///                is refused with GEMMKIT_ERROR_DTYPE).
+///  - kClip:      min(max(v, lo), hi), lo <= hi required: v <= lo (or NaN)
+///                gives lo, then v >= hi gives hi; so NaN -> lo.
+/// Here max(a, b) is `a > b ? a : b` and min(a, b) `a < b ? a : b`, on every
+/// ISA, so results are bit-identical across GEMMKIT_REQUIRE_ISA pins (up to
+/// the rounding of the product itself).  slope is read for kLeakyRelu only,
+/// lo and hi for kClip only.
 template <class T>
 struct FusedEpilogue {
   Bias bias_kind;
@@ -46,6 +58,7 @@ struct FusedEpilogue {
   index_t bias_len, bias_stride;
   Act act;
   T lo, hi;
+  T slope;
 };
 
 // The element-type families (accumulator in parentheses):

@@ -147,22 +147,22 @@ void scale_only(const GemmTask<L, A, O>& t) {
         if (q.bias_kind == BiasKind::kPerCol) v = q.bias[j * q.bias_stride];
         *dst = O(scalar::requantize(v, q.scale[scale_index(q, i, j)], q.zero_point, q.lo, q.hi));
       } else if constexpr (std::is_same_v<A, std::int32_t>) {
-        // Wrapping int32 arithmetic, done in uint32 to stay defined.
+        // Wrapping int32 arithmetic, done in uint32 to stay defined; the
+        // epilogue as the kernels apply it (wrapping bias add).
+        const Epilogue<A>& e = t.epi;
         const std::uint32_t c =
             t.beta == 0 ? 0u : std::uint32_t(t.c_in[i * t.rs_ci + j * t.cs_ci]);
-        *dst = O(std::int32_t(std::uint32_t(t.beta) * c));
+        std::uint32_t u = std::uint32_t(t.beta) * c;
+        if (e.bias_kind == BiasKind::kPerRow) u += std::uint32_t(e.bias[i * e.bias_stride]);
+        if (e.bias_kind == BiasKind::kPerCol) u += std::uint32_t(e.bias[j * e.bias_stride]);
+        *dst = O(activate_scalar(std::int32_t(u), e));
       } else {
         A v = t.beta == A(0) ? A(0)
                              : t.beta * scalar::widen<A>(t.c_in[i * t.rs_ci + j * t.cs_ci]);
         const Epilogue<A>& e = t.epi;
         if (e.bias_kind == BiasKind::kPerRow) v += e.bias[i * e.bias_stride];
         if (e.bias_kind == BiasKind::kPerCol) v += e.bias[j * e.bias_stride];
-        if (e.act == Activation::kRelu) v = v > A(0) ? v : A(0);
-        if (e.act == Activation::kClip) {
-          v = v > e.lo ? v : e.lo;
-          v = v < e.hi ? v : e.hi;
-        }
-        *dst = scalar::narrow<O>(v);
+        *dst = scalar::narrow<O>(activate_scalar(v, e));
       }
     }
   }
@@ -283,6 +283,23 @@ int prepare(acc_t<L> alpha, const MatrixRef<L>& a, const MatrixRef<L>& b,
       t.epi.hi = e.hi;
     } else if (e.act == Act::kRelu) {
       t.epi.act = Activation::kRelu;
+    } else if (e.act == Act::kLeakyRelu) {
+      if constexpr (std::is_integral_v<A>) {
+        return api::fail(GEMMKIT_ERROR_DTYPE,
+                         "gemmkit: leaky_relu needs a floating-point type (%s "
+                         "products accumulate in int32)",
+                         dtype_word<L>());
+      } else {
+        if (!std::isfinite(e.slope))
+          return api::fail(GEMMKIT_ERROR_VALUE,
+                           "gemmkit: leaky_relu slope must be finite (got %g)",
+                           double(e.slope));
+        t.epi.act = Activation::kLeakyRelu;
+        t.epi.slope = e.slope;
+      }
+    } else if (e.act != Act::kNone) {
+      return api::fail(GEMMKIT_ERROR_VALUE, "gemmkit: unknown activation %d",
+                       int(e.act));
     }
   }
   *out = t;

@@ -33,6 +33,26 @@
 
 namespace gemmkit::kernel {
 
+// The activation of one register (task.hpp states the rules).  Every
+// token's max/min is exactly `a > b ? a : b` (resp. `<`; simd_ops.hpp), so
+// a NaN or -0 v picks the second operand: NaN -> 0 (or lo) and -0 -> +0 on
+// every ISA.
+template <class Ops, class T>
+static GEMMKIT_INLINE typename Ops::Reg activate(typename Ops::Reg v,
+                                                 const Epilogue<T>& e) {
+  if (e.act == Activation::kRelu) {
+    v = Ops::max(v, Ops::zero());
+  } else if (e.act == Activation::kClip) {
+    v = Ops::min(Ops::max(v, Ops::splat(e.lo)), Ops::splat(e.hi));
+  } else if constexpr (!std::is_integral_v<T>) {
+    // Separate mul and add: see task.hpp for why this must not fuse.
+    if (e.act == Activation::kLeakyRelu)
+      v = Ops::add(Ops::max(v, Ops::zero()),
+                   Ops::mul(Ops::splat(e.slope), Ops::min(v, Ops::zero())));
+  }
+  return v;
+}
+
 template <class Token, class T, int MR_REG, int NR>
 struct FloatKernel {
   using Ops = simd::SimdOps<Token, T>;
@@ -103,12 +123,7 @@ struct TileStore {
     } else if (e.bias_kind == BiasKind::kPerCol) {
       v = Ops::add(v, Ops::splat(e.bias[col * e.bias_stride]));
     }
-    if (e.act == Activation::kRelu) {
-      v = Ops::max(v, Ops::zero());
-    } else if (e.act == Activation::kClip) {
-      v = Ops::min(Ops::max(v, Ops::splat(e.lo)), Ops::splat(e.hi));
-    }
-    return v;
+    return activate<Ops>(v, e);
   }
 
   // C's lanes [row, row + rows) of column pointer col, widened to A; the

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 namespace gemmkit {
 
@@ -14,8 +15,16 @@ using index_t = std::ptrdiff_t;
 
 // Fused epilogue applied at the store, after alpha * AB + beta * C:
 //   out = act(alpha * AB + beta * C + bias)
+// with max(a, b) = a > b ? a : b and min(a, b) = a < b ? a : b exactly (the
+// SimdOps contract, every token):
+//   kRelu       max(v, 0)                      NaN -> +0, -0 -> +0
+//   kLeakyRelu  max(v, 0) + slope * min(v, 0)  NaN -> +0, -0 -> +0
+//   kClip       min(max(v, lo), hi)            NaN -> lo
+// For v <= 0, kLeakyRelu adds the product to max's +0, and +0 + -0 = +0
+// gives the -0 rule; it must stay a separate add (-ffp-contract=off): a
+// fused one rounds a negative product that underflows to -0.
 enum class BiasKind : int { kNone = 0, kPerRow = 1, kPerCol = 2 };
-enum class Activation : int { kNone = 0, kRelu = 1, kClip = 2 };
+enum class Activation : int { kNone = 0, kRelu = 1, kClip = 2, kLeakyRelu = 3 };
 
 //
 // These structs are trivial aggregates on purpose (value-initialize them with
@@ -30,6 +39,7 @@ struct Epilogue {
   Activation act;
   T lo;  // kClip bounds (kRelu needs none)
   T hi;
+  T slope;  // kLeakyRelu: finite; floating-point T only
 };
 
 // Requantizing epilogue of the int8 families (kernel frame):
@@ -80,6 +90,23 @@ struct GemmTask {
 template <class T>
 static inline bool epilogue_active(const Epilogue<T>& e) {
   return e.bias_kind != BiasKind::kNone || e.act != Activation::kNone;
+}
+
+// The activation of one value, for the scalar paths (k == 0 or alpha == 0);
+// the vector paths use kernel::activate, the same operations per lane.
+template <class T>
+static inline T activate_scalar(T v, const Epilogue<T>& e) {
+  const auto max0 = [](T x) { return x > T(0) ? x : T(0); };
+  const auto min0 = [](T x) { return x < T(0) ? x : T(0); };
+  if (e.act == Activation::kRelu) return max0(v);
+  if (e.act == Activation::kClip) {
+    v = v > e.lo ? v : e.lo;
+    return v < e.hi ? v : e.hi;
+  }
+  if constexpr (!std::is_integral_v<T>) {
+    if (e.act == Activation::kLeakyRelu) return max0(v) + e.slope * min0(v);
+  }
+  return v;
 }
 
 // C^T = B^T A^T: the same product with the roles of m and n swapped.  The

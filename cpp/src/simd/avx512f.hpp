@@ -68,6 +68,8 @@ struct Avx512FloatOps {
   static GEMMKIT_INLINE Reg fnma(Reg a, Reg b, Reg c) {
     return _mm512_fnmadd_ps(a, b, c);
   }
+  // a > b ? a : b, the SimdOps rule: the ordered compare is false for NaN
+  // and for two zeros, so b wins (the epilogue's NaN and -0 rules).
   static GEMMKIT_INLINE Reg max(Reg a, Reg b) {
     return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, b, _CMP_GT_OQ), b, a);
   }

@@ -52,6 +52,8 @@ struct SimdOps<isa_neon::Neon, float> {
   static GEMMKIT_INLINE Reg add(Reg a, Reg b) { return vaddq_f32(a, b); }
   static GEMMKIT_INLINE Reg mul_add(Reg a, Reg b, Reg c) { return vfmaq_f32(c, a, b); }
   static GEMMKIT_INLINE Reg fnma(Reg a, Reg b, Reg c) { return vfmsq_f32(c, a, b); }
+  // Compare and select, not vmaxq (propagates NaN) or vmaxnmq (returns the
+  // number for NaN, but orders -0 < +0): the SimdOps rule a > b ? a : b.
   static GEMMKIT_INLINE Reg max(Reg a, Reg b) { return vbslq_f32(vcgtq_f32(a, b), a, b); }
   static GEMMKIT_INLINE Reg min(Reg a, Reg b) { return vbslq_f32(vcltq_f32(a, b), a, b); }
   static GEMMKIT_INLINE float reduce_sum(Reg v) { return vaddvq_f32(v); }
@@ -81,6 +83,7 @@ struct SimdOps<isa_neon::Neon, double> {
   static GEMMKIT_INLINE Reg add(Reg a, Reg b) { return vaddq_f64(a, b); }
   static GEMMKIT_INLINE Reg mul_add(Reg a, Reg b, Reg c) { return vfmaq_f64(c, a, b); }
   static GEMMKIT_INLINE Reg fnma(Reg a, Reg b, Reg c) { return vfmsq_f64(c, a, b); }
+  // Compare and select, as for f32.
   static GEMMKIT_INLINE Reg max(Reg a, Reg b) { return vbslq_f64(vcgtq_f64(a, b), a, b); }
   static GEMMKIT_INLINE Reg min(Reg a, Reg b) { return vbslq_f64(vcltq_f64(a, b), a, b); }
   static GEMMKIT_INLINE double reduce_sum(Reg v) { return vaddvq_f64(v); }

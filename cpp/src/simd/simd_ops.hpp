@@ -24,9 +24,13 @@
 //   mul(a, b), add(a, b)
 //   mul_add(a, b, c)                   a * b + c (fused where kFusedMulAdd)
 //   fnma(a, b, c)                      c - a * b (fused where kFusedMulAdd)
-//   max(a, b), min(a, b)               IEEE maxNum-like: max(x, NaN) is not
-//                                      specified beyond "one of the inputs";
-//                                      used by the fused ReLU/clip epilogues
+//   max(a, b), min(a, b)               exactly a > b ? a : b and a < b ? a : b
+//                                      lane-wise: NaN in either operand, or
+//                                      two zeros, give b.  The fused epilogues
+//                                      rely on it (max(NaN, 0) = max(-0, 0)
+//                                      = +0); x86 maxps(a, b) matches it, but
+//                                      NEON vmaxq/vmaxnmq and wasm f32x4.max
+//                                      do not
 //   reduce_sum(Reg v)                  sum of all lanes (GEMV, dot epilogues)
 //
 // All functions are static and force-inlined; a token's SimdOps must compile

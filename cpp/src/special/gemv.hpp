@@ -13,6 +13,7 @@
 // split across threads does not change a single bit of the result.
 #pragma once
 
+#include "kernel/microkernel.hpp"
 #include "kernel/task.hpp"
 #include "parallel/thread_pool.hpp"
 #include "parallel/workspace.hpp"
@@ -59,9 +60,7 @@ struct Gemv {
       } else if (e.bias_kind == BiasKind::kPerCol) {
         v = Ops::add(v, Ops::splat(e.bias[0]));
       }
-      if (e.act == Activation::kRelu) v = Ops::max(v, Ops::zero());
-      else if (e.act == Activation::kClip)
-        v = Ops::min(Ops::max(v, Ops::splat(e.lo)), Ops::splat(e.hi));
+      v = kernel::activate<Ops>(v, e);
       if (t.rs_co == 1) {
         Ops::store_partial(t.c_out + i, v, n);
       } else {
