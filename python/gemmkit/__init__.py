@@ -6,6 +6,8 @@ scalar) natively and a simd128 build under Pyodide, behind one API::
     import gemmkit
     c = gemmkit.matmul(a, b)
     gemmkit.gemm(a, b, c, alpha=2.0, beta=1.0, out=c)
+    gemmkit.gemm(a, b, bias=row_bias, activation="relu")   # fused epilogue
+    gemmkit.gemm_batched(stack_a, stack_b)             # one call for a stack
     gemmkit.gemm(a16, b16, out_dtype=numpy.float32)    # float16 in, float32 out
     q = gemmkit.gemm_requant(a8, b8, scale=0.05, zero_point=-3)
     packed = gemmkit.prepack_rhs(b)                    # for many products
@@ -16,12 +18,11 @@ Element types: float32, float64, float16, bfloat16 (ml_dtypes) and int8
 (int32 results, or int8/uint8 through gemm_requant).
 """
 
-from __future__ import annotations
-
 from ._api import (
     available_isas,
     dispatch_info,
     gemm,
+    gemm_batched,
     gemm_requant,
     get_num_threads,
     matmul,
@@ -46,6 +47,7 @@ __version__ = _backend.version()
 
 __all__ = [
     "gemm",
+    "gemm_batched",
     "matmul",
     "gemm_requant",
     "prepack_rhs",

@@ -1,14 +1,12 @@
 """The public functions, shared by the native and the Pyodide backends.
 
-This layer normalizes Python inputs (DLPack producers and other array-likes
-to numpy views, 1-D promotion and batch broadcasting for ``matmul``), checks
-element types and the scalar arguments (``_dtypes``, ``_requant``: one set
-of messages for both backends) and hands 2-D operands to the backend; the
-C++ core validates memory (strides, overlap) and computes.
-
-float32/float64 products of numpy arrays take a short path straight to the
-backend (a tiny GEMM costs a few attribute lookups); every other call goes
-through ``_gemm_typed``.
+This layer is conversion and numpy semantics only: Python inputs become
+arrays (DLPack producers and other array-likes to numpy views, buffers
+without numpy), ``matmul`` follows ``numpy.matmul`` (type resolution, 1-D
+promotion, batch broadcasting, ``out=`` forms, scalars, subclasses,
+``__array_ufunc__`` deferral), and the operands go to the backend, whose
+C++ core checks everything else (dtype pairs, shapes, strides, overlap,
+read-only outputs, scalar domains) with one catalogue of messages.
 """
 
 from __future__ import annotations
@@ -16,7 +14,7 @@ from __future__ import annotations
 from . import _dtypes as _dt
 from . import _requant
 from ._backend import backend
-from ._errors import DTypeError, LayoutError, ShapeError
+from ._errors import ArgumentError, DTypeError, ShapeError
 from ._packed import PackedRhs
 
 try:  # numpy is optional under Pyodide, where buffers work without it
@@ -25,18 +23,27 @@ except ImportError:  # pragma: no cover - exercised in the Pyodide suite
     _np = None
 
 _ndarray = _np.ndarray if _np is not None else None
-# Bound once: the fast path of a tiny GEMM is a handful of attribute lookups.
-_gemm2d = backend.gemm2d
+_ufunc_default = _np.ndarray.__array_ufunc__ if _np is not None else None
+# Bound once: the fast path of a tiny product is a handful of lookups.
+_gemm = backend.gemm
+_matmul2d = backend.matmul2d
 _F32 = _np.dtype("float32") if _np is not None else None
 _F64 = _np.dtype("float64") if _np is not None else None
+_CODES = backend.CODES
+_ACT = _CODES["activations"]
+_BIAS = _CODES["bias_kinds"]
 
+
+# --------------------------------------------------------------------------
+# operands
 
 def _operand(x, name):
-    """A numpy view of ``x`` without copying where numpy is available."""
+    """A numpy view of ``x`` without copying where numpy is available (an
+    exception raised by the object's ``__array__`` propagates unchanged)."""
     if type(x) is _ndarray:
         return x
     if _np is None:
-        return x if isinstance(x, memoryview) else memoryview(x)
+        return x if isinstance(x, memoryview) else _buffer(x, name)
     if isinstance(x, _ndarray):
         return x
     if hasattr(x, "__dlpack__") and not _has_buffer(x):
@@ -45,10 +52,21 @@ def _operand(x, name):
             return _np.from_dlpack(x)
         except (BufferError, TypeError, RuntimeError) as exc:
             raise DTypeError(f"gemmkit: {name} could not be read via DLPack: {exc}") from None
+    return _np.asarray(x)
+
+
+def _buffer(x, name):
+    """Without numpy: a memoryview of a buffer, or nested lists through the
+    array module (a copy, as numpy.asarray would make)."""
     try:
-        return _np.asarray(x)
-    except Exception as exc:  # noqa: BLE001 - report any conversion failure uniformly
-        raise DTypeError(f"gemmkit: {name} is not an array ({type(x).__name__}): {exc}") from None
+        return memoryview(x)
+    except TypeError:
+        pass
+    if isinstance(x, (list, tuple)):
+        return _dt.buffer_from_lists(x, name)
+    raise DTypeError(
+        f"gemmkit: {name} must be a buffer (array.array, memoryview, bytearray) or "
+        f"nested lists of numbers without numpy, got {type(x).__name__}")
 
 
 def _has_buffer(x):
@@ -59,61 +77,132 @@ def _has_buffer(x):
         return False
 
 
-def _output(out):
-    """A writable numpy view of ``out`` that aliases the caller's memory."""
-    if type(out) is _ndarray:
-        return out
+def _out_arg(out):
+    """numpy's ``out=`` forms: an array, or a 1-tuple holding one (or None).
+    Anything else is refused before anything is computed, so no result is
+    ever written into a temporary the caller cannot see."""
+    if type(out) is tuple:
+        if len(out) != 1:
+            raise ArgumentError(
+                f"gemmkit: out must be an array or a 1-tuple holding one, got a tuple of "
+                f"{len(out)} entries")
+        out = out[0]
+        if out is None:
+            return None
     if _np is None:
         try:
             return out if isinstance(out, memoryview) else memoryview(out)
         except TypeError:
             raise DTypeError(
-                f"gemmkit: out must be a buffer-protocol object, got {type(out).__name__}"
-            ) from None
+                f"gemmkit: out must be a writable buffer, got {type(out).__name__}") from None
     if isinstance(out, _ndarray):
         return out
+    if _has_buffer(out):  # a memoryview, bytearray...: numpy views its memory
+        return _np.asarray(out)
     if hasattr(out, "__dlpack__"):
         # Written in place: the producer's memory is the result.
-        arr = _np.from_dlpack(out)
-        if not arr.flags.writeable:
-            # DLPack exports are read-only by default; the producer's memory
-            # is still ours to write when the caller passed it as ``out``.
-            arr = _np.from_dlpack(out, copy=False)
-        return arr
-    return _np.asarray(out)
+        try:
+            return _np.from_dlpack(out, copy=False)
+        except (BufferError, TypeError, ValueError, RuntimeError) as exc:
+            raise DTypeError(f"gemmkit: out could not be written via DLPack: {exc}") from None
+    raise DTypeError(
+        f"gemmkit: out must be an array (or numpy's 1-tuple form), got {type(out).__name__}")
 
 
-def check_gemm_shapes(a_shape, b_shape, c_shape, out_shape):
-    """Shape checks of a 2-D product, with the native core's messages (the
-    typed path and the Pyodide backend, whose C ABI takes bare m, n, k)."""
-    for name, shape in (("a", a_shape), ("b", b_shape), ("c", c_shape), ("out", out_shape)):
-        if shape is not None and len(shape) != 2:
-            raise ShapeError(f"gemmkit: {name} must be 2-D, got ndim={len(shape)}")
-    m, k = a_shape
-    if b_shape[0] != k:
+def _result_name(in_name, out_dtype, out, a_for_message=None):
+    """The output type of a product of ``in_name`` inputs: ``out_dtype``, or
+    the input type's default output.  ``out`` must have it: gemm converts
+    nothing, and ``out_dtype`` (not out's own type) chooses the twin."""
+    if in_name not in _dt.PAIRS:
+        if not _dt.PAIRS:  # the library could not load: raise its refusal
+            backend.dispatch_info()
+        if out is not None:
+            return in_name  # the core names the unsupported input
+        _dt.input_dtype(a_for_message, "a")  # no result type to allocate: refuse here
+    res = _dt.output_dtype(in_name, out_dtype)
+    if out is not None and _dt.operand_dtype(out) != res:
+        raise _dt.result_mismatch(in_name, res, "out", out)
+    return res
+
+
+def _epilogue(bias, activation, in_name, m, n):
+    """(bias_kind, bias vector, activation, slope, lo, hi) for the backend."""
+    if bias is None and activation is None:
+        return None
+    act, slope, lo, hi = _ACT["none"], 0.0, 0.0, 0.0
+    if activation is None:
+        pass
+    elif isinstance(activation, str) and activation == "relu":
+        act = _ACT["relu"]
+    elif isinstance(activation, tuple) and len(activation) == 2 and activation[0] == "leaky_relu":
+        act, slope = _ACT["leaky_relu"], _dt.real_scalar(activation[1], "leaky_relu slope")
+    elif isinstance(activation, tuple) and len(activation) == 3 and activation[0] == "clip":
+        act = _ACT["clip"]
+        lo, hi = _dt.real_scalar(activation[1], "clip lo"), _dt.real_scalar(activation[2], "clip hi")
+    else:
+        raise ArgumentError(
+            "gemmkit: activation must be None, 'relu', ('leaky_relu', slope) or "
+            f"('clip', lo, hi), got {activation!r}")
+    if bias is None:
+        return (_BIAS["none"], None, act, slope, lo, hi)
+    kind, vec = _bias_vector(bias, _CODES["accumulators"].get(in_name, "float32"), m, n)
+    return (kind, vec, act, slope, lo, hi)
+
+
+def _bias_vector(bias, acc_name, m, n):
+    """A bias that broadcasts like numpy's ``+ bias`` onto an (m, n) result:
+    a scalar, (n,) or (1, n) per column, (m, 1) per row; values in the
+    accumulator type (a documented conversion of the vector)."""
+    if _np is None:
+        vec = _operand(bias, "bias")
+        return (_BIAS["per_col"], vec) if vec.ndim == 1 else _bias_shape_error(vec.shape, m, n)
+    vec = _np.asarray(bias, dtype=_dt.numpy_dtype(acc_name))
+    if vec.ndim == 0 or vec.shape == (1, 1):
+        return _BIAS["per_col"], _np.broadcast_to(vec.reshape(()), (n,))
+    if vec.ndim == 1:
+        return _BIAS["per_col"], vec
+    if vec.ndim == 2 and vec.shape[0] == 1:
+        return _BIAS["per_col"], vec[0]
+    if vec.ndim == 2 and vec.shape[1] == 1:
+        return _BIAS["per_row"], vec[:, 0]
+    return _bias_shape_error(vec.shape, m, n)
+
+
+def _bias_shape_error(shape, m, n):
+    raise ShapeError(
+        f"gemmkit: bias of shape {tuple(shape)} does not broadcast like a per-column "
+        f"(n,) or (1, n) or a per-row (m, 1) bias onto the {m}x{n} result")
+
+
+def _broadcast_c(c, m, n):
+    """``c`` broadcast like numpy onto (m, n): a scalar, a row or a column
+    is read through zero strides (no copy)."""
+    if _np is None or c.ndim > 2 or tuple(c.shape) == (m, n):
+        return c
+    try:
+        return _np.broadcast_to(c, (m, n))
+    except ValueError:
         raise ShapeError(
-            f"gemmkit: shape mismatch: a is {m}x{k} but b is {b_shape[0]}x{b_shape[1]} "
-            "(a.cols != b.rows)"
-        )
-    n = b_shape[1]
-    for name, shape in (("out", out_shape), ("c", c_shape)):
-        if shape is not None and tuple(shape) != (m, n):
-            raise ShapeError(
-                f"gemmkit: shape mismatch: {name} is {shape[0]}x{shape[1]} but a @ b is {m}x{n}"
-            )
+            f"gemmkit: c of shape {tuple(c.shape)} does not broadcast to the {m}x{n} "
+            "result") from None
 
 
-def gemm(a, b, c=None, *, alpha=1.0, beta=0.0, out=None, out_dtype=None):
-    """``alpha * a @ b + beta * c``, computed by the fastest kernel available.
+# --------------------------------------------------------------------------
+# gemm, gemm_batched
+
+def gemm(a, b, c=None, *, alpha=1.0, beta=0.0, out=None, out_dtype=None, bias=None,
+         activation=None):
+    """``act(alpha * a @ b + beta * c + bias)``, by the fastest kernel here.
 
     ``a`` is (m, k), ``b`` is (k, n) or a :class:`PackedRhs` made by
-    :func:`prepack_rhs`, ``c`` is (m, n) or ``None`` (then ``beta`` is
-    ignored).  Operands may have any strides: transposed, reversed and
-    sliced views are read in place.  ``beta == 0`` never reads ``c``;
-    ``alpha == 0`` or ``k == 0`` never reads ``a`` or ``b``.
+    :func:`prepack_rhs`, ``c`` is (m, n), or broadcasts to it like numpy
+    (a scalar, a row (n,) or (1, n), a column (m, 1)), or ``None`` (then
+    ``beta`` is ignored).  Operands may have any strides: transposed,
+    reversed and sliced views are read in place.  ``beta == 0`` never reads
+    ``c``; ``alpha == 0`` or ``k == 0`` never reads ``a`` or ``b``.
 
     Element types (``a`` and ``b`` always share one; ``c`` and ``out`` have
-    the output type):
+    the output type; gemm never converts them):
 
     ========================  ===========  ====================================
     inputs                    accumulator  output
@@ -127,100 +216,399 @@ def gemm(a, b, c=None, *, alpha=1.0, beta=0.0, out=None, out_dtype=None):
     int8                      int32        int32
     ========================  ===========  ====================================
 
-    ``alpha`` and ``beta`` are converted to the accumulator type (float16
-    and bfloat16 products use them as float32).  For int8 they must be
-    integers in the int32 range (``2`` and ``2.0`` are fine, ``0.5`` is an
-    :class:`ArgumentError`), and all arithmetic wraps modulo 2**32: the
-    result is ``(alpha * sum(a[i, p] * b[p, j]) + beta * c[i, j]) mod 2**32``
-    read as a signed int32, the same bits on every ISA and thread count.
-    ``out_dtype`` other than these pairs is a :class:`DTypeError` (int8 and
-    uint8 results come from :func:`gemm_requant`).
+    ``alpha`` and ``beta`` are converted to the accumulator type.  For int8
+    they must be integers in the int32 range (``2`` and ``2.0`` are fine,
+    ``0.5`` is an :class:`ArgumentError`), and all arithmetic wraps modulo
+    2**32, the same bits on every ISA and thread count.
 
-    ``out`` (m, n) receives the result in place and is returned; it may be
-    ``c`` itself (an in-place update) but must not overlap ``a`` or ``b``
-    (:class:`OverlapError`: gemmkit never copies behind your back).  Without
-    ``out`` a new C-contiguous array is returned (a C-contiguous
-    ``memoryview`` under Pyodide without numpy).
+    Fused epilogue (floating-point types), applied in the kernel's store
+    before the one rounding to the output type: ``bias`` broadcasts like
+    numpy's ``+ bias`` (a scalar, (n,) or (1, n): per column; (m, 1): per
+    row), in the accumulator type (converted if given in another);
+    ``activation`` is ``None``, ``"relu"`` (``max(v, 0)``, NaN -> 0,
+    -0 -> +0), ``("leaky_relu", slope)`` (``max(v, 0) + slope * min(v, 0)``,
+    same NaN and zero rules; slope finite) or ``("clip", lo, hi)``
+    (``lo <= hi``; NaN -> lo).
+
+    ``out`` (m, n), an array or numpy's 1-tuple form, receives the result
+    in place and is returned; it may be ``c`` itself (an in-place update)
+    but must not overlap ``a`` or ``b`` (:class:`OverlapError`: gemm never
+    copies behind your back).  Anything else as ``out`` raises and nothing
+    is written.  Without ``out`` a new C-contiguous array is returned (a
+    C-contiguous ``memoryview`` under Pyodide without numpy).
     """
-    if out_dtype is None and type(a) is _ndarray and type(b) is _ndarray:
-        dt = a.dtype
-        if ((dt is _F32 or dt is _F64) and b.dtype is dt
-                and (c is None or (type(c) is _ndarray and c.dtype is dt))
-                and (out is None or (type(out) is _ndarray and out.dtype is dt))):
-            return _gemm2d(a, b, c, alpha, beta, out)
-    if type(a) is not _ndarray:
-        a = _operand(a, "a")
-    if type(b) is not _ndarray and type(b) is not PackedRhs:
+    a = _operand(a, "a")
+    if type(b) is not PackedRhs:
         b = _operand(b, "b")
-    if c is not None and type(c) is not _ndarray:
-        c = _operand(c, "c")
-    if out is not None and type(out) is not _ndarray:
-        # Like numpy's out=, the caller's own object is what comes back.
-        _gemm_typed(a, b, c, alpha, beta, _output(out), out_dtype)
-        return out
-    return _gemm_typed(a, b, c, alpha, beta, out, out_dtype)
-
-
-def _shape(x):
-    return tuple(x.shape)
-
-
-def _check_out(out, in_dtype, res_dtype):
-    """``out`` has the result type and is writable."""
-    if _dt.operand_dtype(out) != res_dtype:
-        if in_dtype is None:  # gemm_requant
-            raise DTypeError(
-                f"gemmkit: dtype mismatch: out_dtype is {res_dtype} but out is "
-                f"{_dt.describe(out)} (gemmkit does not convert; cast explicitly)"
-            )
-        raise _dt.result_mismatch(in_dtype, res_dtype, "out", out)
-    if out.readonly if isinstance(out, memoryview) else not out.flags.writeable:
-        raise LayoutError("gemmkit: out is read-only")
-
-
-def _b_operand(a_dtype, b):
-    """(b's shape, what the backend takes as b) after checking b's type."""
-    if type(b) is PackedRhs:
-        if b._dtype_name != a_dtype:
-            raise DTypeError(
-                f"gemmkit: dtype mismatch: a is {a_dtype} but the packed b holds "
-                f"{b._dtype_name} (prepack_rhs a b of the same dtype as a)"
-            )
-        return b._shape, b._handle
-    if _dt.operand_dtype(b) != a_dtype:
-        raise _dt.mismatch(a_dtype, "b", b)
-    return _shape(b), b
-
-
-def _check_shapes(a, b_shape, packed, c, out):
-    a_shape = _shape(a)
-    if packed and len(a_shape) == 2 and a_shape[1] != b_shape[0]:
-        raise ShapeError(
-            f"gemmkit: shape mismatch: a is {a_shape[0]}x{a_shape[1]} but the packed b "
-            f"was made for k={b_shape[0]} ({b_shape[0]}x{b_shape[1]})"
-        )
-    check_gemm_shapes(a_shape, b_shape, None if c is None else _shape(c),
-                      None if out is None else _shape(out))
-    return a_shape[0], b_shape[1]
-
-
-def _gemm_typed(a, b, c, alpha, beta, out, out_dtype):
-    """gemm on normalized operands (numpy arrays or memoryviews; b may be a
-    PackedRhs): element types, shapes, scalars, then the backend."""
-    in_dtype = _dt.input_dtype(a, "a")
-    b_shape, b_arg = _b_operand(in_dtype, b)
-    res_dtype = _dt.output_dtype(in_dtype, out_dtype)
-    if c is not None and _dt.operand_dtype(c) != res_dtype:
-        raise _dt.result_mismatch(in_dtype, res_dtype, "c", c)
+    caller_out = out
     if out is not None:
-        _check_out(out, in_dtype, res_dtype)
-    m, n = _check_shapes(a, b_shape, type(b) is PackedRhs, c, out)
-    alpha, beta = _dt.scalars_for(in_dtype, alpha, beta)
+        out = _out_arg(out)
+    if a.ndim != 2 or len(b.shape) != 2 or (out is not None and out.ndim != 2):
+        raise ShapeError(
+            f"gemmkit: gemm takes 2-D operands, got a.ndim={a.ndim}, b.ndim={len(b.shape)}"
+            + ("" if out is None else f", out.ndim={out.ndim}")
+            + " (gemm_batched takes stacks of matrices)")
+    m, n = a.shape[0], b.shape[1]
+    in_name = _dt.operand_dtype(a)
+    res = _result_name(in_name, out_dtype, out, a)
+    if c is not None:
+        c = _broadcast_c(_operand(c, "c"), m, n)
+    epi = _epilogue(bias, activation, in_name, m, n)
     if out is None:
-        out = _dt.new_result(res_dtype, m, n, a)
-    backend.gemm_typed(in_dtype, res_dtype, a, b_arg, c, alpha, beta, out)
-    return out
+        out = caller_out = _dt.new_result(res, m, n, a)
+    _gemm(_dt.real_scalar(alpha, "alpha"), a, b._handle if type(b) is PackedRhs else b,
+          _dt.real_scalar(beta, "beta"), c, out, epi)
+    return out if type(caller_out) is tuple else caller_out
 
+
+def gemm_batched(a, b, c=None, *, alpha=1.0, beta=0.0, out=None, out_dtype=None, bias=None,
+                 activation=None):
+    """:func:`gemm` over stacks of matrices, as one call into the core.
+
+    ``a`` is (..., m, k), ``b`` (..., k, n) or a :class:`PackedRhs`, ``c``
+    (..., m, n) or anything that broadcasts to the result; the leading
+    dimensions broadcast like numpy's (and like :func:`matmul`'s), and so
+    may those of ``out``.  Element types, scalars, the epilogue (the same
+    bias for every matrix) and the ``out`` rules are :func:`gemm`'s.  The
+    whole batch is checked once, then run in parallel across its matrices
+    when each product is small, across tiles when it is large.
+    """
+    if _np is None:
+        raise DTypeError("gemmkit: gemm_batched needs numpy (gemm takes 2-D buffers)")
+    a = _operand(a, "a")
+    packed = type(b) is PackedRhs
+    if not packed:
+        b = _operand(b, "b")
+    if a.ndim < 2 or len(b.shape) < 2:
+        raise ShapeError(
+            f"gemmkit: gemm_batched takes operands of 2 or more dimensions, got "
+            f"a.ndim={a.ndim}, b.ndim={len(b.shape)}")
+    caller_out = out
+    if out is not None:
+        out = _out_arg(out)
+    in_name = _dt.operand_dtype(a)
+    res = _result_name(in_name, out_dtype, out, a)
+    m, n = a.shape[-2], b.shape[-1]
+    batch = _batch_shape(a.shape[:-2], () if packed else b.shape[:-2],
+                         None if out is None else out.shape[:-2])
+    if c is not None:
+        c = _operand(c, "c")
+        try:
+            c = _np.broadcast_to(c, batch + (m, n))
+        except ValueError:
+            raise ShapeError(
+                f"gemmkit: c of shape {c.shape} does not broadcast to the result "
+                f"{batch + (m, n)}") from None
+    epi = _epilogue(bias, activation, in_name, m, n)
+    if out is None:
+        out = caller_out = _np.empty(batch + (m, n), dtype=_dt.numpy_dtype(res, a))
+    elif out.ndim < 2:
+        raise ShapeError(f"gemmkit: out must have at least 2 dimensions, got {out.ndim}")
+    _run_batched(_dt.real_scalar(alpha, "alpha"), a, b, _dt.real_scalar(beta, "beta"), c,
+                 out, epi, batch)
+    return out if type(caller_out) is tuple else caller_out
+
+
+def _batch_shape(a_batch, b_batch, out_batch):
+    """The broadcast batch shape (numpy's rule; out's dimensions take part,
+    and out must already have the broadcast shape)."""
+    try:
+        batch = _np.broadcast_shapes(a_batch, b_batch)
+        if out_batch is not None:
+            batch = _np.broadcast_shapes(batch, out_batch)
+    except ValueError:
+        raise ShapeError(
+            f"gemmkit: the batch dimensions {tuple(a_batch)} and {tuple(b_batch)}"
+            + ("" if out_batch is None else f" (out {tuple(out_batch)})")
+            + " do not broadcast") from None
+    if out_batch is not None and tuple(out_batch) != batch:
+        raise ShapeError(
+            f"gemmkit: non-broadcastable output operand: out has batch dimensions "
+            f"{tuple(out_batch)}, but the operands broadcast to {batch}")
+    return batch
+
+
+def _as_stack(x, batch):
+    """``x`` (batch + core) as one 3-D stack view, or None when its batch
+    dimensions cannot be folded into one stride (then the caller loops)."""
+    if len(batch) == 1:
+        return x
+    view = x.view()
+    try:
+        view.shape = (int(_np.prod(batch, dtype=_np.int64)),) + x.shape[-2:]
+    except AttributeError:
+        return None
+    return view
+
+
+def _run_batched(alpha, a, b, beta, c, out, epi, batch):
+    """One backend call for the whole batch (or one per leading index when
+    the batch does not fold into one stride).  ``out`` has shape
+    batch + (m, n); a, b and c broadcast to batch + their core shapes."""
+    packed = type(b) is PackedRhs
+    if not batch:
+        _gemm(alpha, a, b._handle if packed else b, beta, c, out, epi)
+        return
+    a_b = _np.broadcast_to(a, batch + a.shape[-2:])
+    b_b = b if packed else _np.broadcast_to(b, batch + b.shape[-2:])
+    stacks = [_as_stack(a_b, batch), b_b if packed else _as_stack(b_b, batch),
+              None if c is None else _as_stack(c, batch), _as_stack(out, batch)]
+    if all(s is not None for i, s in enumerate(stacks) if not (i == 2 and c is None)):
+        sa, sb, sc, so = stacks
+        _gemm(alpha, sa, b._handle if packed else sb, beta, sc, so, epi)
+        return
+    for idx in _np.ndindex(*batch[:-1]):
+        _gemm(alpha, a_b[idx], b._handle if packed else b_b[idx], beta,
+              None if c is None else c[idx], out[idx], epi)
+
+
+# --------------------------------------------------------------------------
+# matmul: numpy.matmul
+
+# (dtype of a, dtype of b, out dtype or None, dtype=, casting) ->
+# numpy's loop dtypes (in1, in2, out).  Resolving costs a microsecond.
+_RESOLVED: dict = {}
+
+
+def _resolve(da, db, dout, dtype, casting):
+    key = (da, db, dout, dtype, casting)
+    got = _RESOLVED.get(key)
+    if got is None:
+        kw = {} if dtype is None else {"signature": (None, None, _np.dtype(dtype))}
+        try:
+            got = _np.matmul.resolve_dtypes((da, db, dout), casting=casting, **kw)
+        except TypeError as exc:  # no loop, or out cannot take the result
+            raise DTypeError(f"gemmkit: matmul: {exc}") from None
+        _RESOLVED[key] = got
+    return got
+
+
+def _overrides(*xs):
+    """True when an operand overrides ufuncs (numpy would defer to it)."""
+    for x in xs:
+        t = type(x)
+        if t is _ndarray or x is None or t is PackedRhs:
+            continue
+        handler = getattr(t, "__array_ufunc__", _ufunc_default)
+        if handler is not _ufunc_default:
+            return True
+    return False
+
+
+def matmul(a, b, /, out=None, *, casting="same_kind", dtype=None, axes=None):
+    """``a @ b``: :func:`numpy.matmul`, computed by gemmkit.
+
+    The same result dtype (numpy's type resolution: ``float64 @ float32``
+    is float64, the float32 operand converted first, a documented copy),
+    the same shapes (1-D operands promoted and the promoted axis removed;
+    leading dimensions, those of ``out`` included, broadcast), ``out`` as
+    an array or a 1-tuple with numpy's ``casting`` rule, a numpy scalar for
+    1-D @ 1-D, subclasses wrapped back (``__array_wrap__``), and operands
+    that override ufuncs (``__array_ufunc__``) deferred to, as numpy does.
+    An ``out`` that shares memory with an input gets the input copied first,
+    as numpy does (:func:`gemm` refuses it instead).
+
+    gemmkit computes float32, float64, float16 and bfloat16 products (a
+    bfloat16 @ bfloat16 result is float32, as numpy's is for
+    ``ml_dtypes.bfloat16``: the float32 loop on exactly widened inputs) and
+    int8 (an int8 result, wrapping as numpy's does); other dtypes raise a
+    :class:`DTypeError` naming the dtype.  ``b`` may be a :class:`PackedRhs`.
+    ``axes`` is numpy's: three pairs naming the matrix axes of ``a``, ``b``
+    and the result (read and written through views, no copy).
+    """
+    if axes is not None:
+        return _matmul_axes(a, b, out, casting, dtype, axes)
+    if type(a) is _ndarray and type(b) is _ndarray and out is None and dtype is None:
+        dt = a.dtype
+        if b.dtype is dt and (dt is _F32 or dt is _F64) and a.ndim == 2 and b.ndim == 2:
+            return _matmul2d(a, b)
+    if _np is None:
+        return _matmul_buffers(a, b, out)
+    if _overrides(a, b, *(out if type(out) is tuple else (out,))):
+        kw = {} if dtype is None else {"dtype": dtype}
+        return _np.matmul(a, b, out=out, casting=casting, **kw)
+    return _matmul_numpy(a, b, out, casting, dtype)
+
+
+def _matmul_axes(a, b, out, casting, dtype, axes):
+    """matmul with numpy's ``axes``: the matrix axes moved last (views)."""
+    if _np is None:
+        raise DTypeError("gemmkit: matmul with axes= needs numpy")
+    try:
+        pairs = [tuple(int(v) for v in x) for x in axes]
+    except TypeError:
+        pairs = []
+    if len(pairs) != 3 or any(len(p) != 2 for p in pairs):
+        raise ArgumentError(
+            f"gemmkit: matmul axes must be three pairs of axes (a, b, result), got {axes!r}")
+    if _overrides(a, b, *(out if type(out) is tuple else (out,))):
+        kw = {} if dtype is None else {"dtype": dtype}
+        return _np.matmul(a, b, out=out, casting=casting, axes=axes, **kw)
+    moved = [_np.moveaxis(_operand(x, name), p, (-2, -1))
+             for x, name, p in ((a, "a", pairs[0]), (b, "b", pairs[1]))]
+    if out is not None:
+        target = _out_arg(out)
+        matmul(*moved, out=_np.moveaxis(target, pairs[2], (-2, -1)), casting=casting,
+               dtype=dtype)
+        return target
+    return _np.moveaxis(matmul(*moved, casting=casting, dtype=dtype), (-2, -1), pairs[2])
+
+
+def _matmul_numpy(a0, b0, out, casting, dtype):
+    a = _operand(a0, "a")
+    packed = type(b0) is PackedRhs
+    b = b0 if packed else _operand(b0, "b")
+    b_ndim = len(b.shape)
+    caller_out = out
+    if out is not None:
+        out = _out_arg(out)
+    if packed:
+        in1 = in2 = loop_out = b.dtype
+        if a.dtype != in1:
+            raise DTypeError(
+                f"gemmkit: dtype mismatch: a is {a.dtype} but the packed b holds {in1} "
+                "(prepack_rhs a b of the same dtype as a)")
+    else:
+        in1, in2, loop_out = _resolve(a.dtype, b.dtype, None if out is None else out.dtype,
+                                      None if dtype is None else _np.dtype(dtype), casting)
+    if a.ndim == 0 or b_ndim == 0:  # after the types, as numpy checks them
+        raise ShapeError(
+            "gemmkit: matmul: an operand has no dimensions (numpy.matmul takes arrays of "
+            "1 or more)")
+    # What the core computes in: the loop's types, or (bfloat16 widened to
+    # float32 by numpy's loop) the bfloat16 inputs with the float32 output.
+    in_name = _dt.np_dtype_name(in1)
+    if (not packed and in1 == _F32 and a.dtype == b.dtype
+            and _dt.np_dtype_name(a.dtype) == "bfloat16"):
+        in1 = in2 = a.dtype
+        in_name = "bfloat16"
+    if in_name == "int8":
+        core_out = _np.dtype("int32")  # wraps modulo 2**32, then to int8: numpy's bits
+    elif in_name in _dt.PAIRS and loop_out.name in _dt.PAIRS[in_name]:
+        core_out = loop_out
+    else:
+        raise DTypeError(
+            f"gemmkit: matmul of {a.dtype} and {b.dtype} arrays computes in {loop_out}, "
+            f"which gemmkit does not compute yet (it computes {_dt.SUPPORTED_INPUTS_TEXT}); "
+            "numpy.matmul does")
+    if a.dtype != in1:
+        a = a.astype(in1)
+    if not packed and b.dtype != in2:
+        b = b.astype(in2)
+
+    a2 = a[None, :] if a.ndim == 1 else a
+    b2 = b if packed or b_ndim > 1 else b[:, None]
+    m, k = a2.shape[-2:]
+    k2, n = b2.shape[-2:]
+    if k != k2:
+        raise ShapeError(
+            f"gemmkit: matmul: a has {k} columns but b has {k2} rows (shape mismatch in "
+            f"the core dimension)")
+    drop_m, drop_n = a.ndim == 1, b_ndim == 1
+    core = ((m,) if not drop_m else ()) + ((n,) if not drop_n else ())
+    out_batch = None
+    if out is not None:
+        if out.ndim < len(core) or tuple(out.shape[out.ndim - len(core):]) != core:
+            raise ShapeError(
+                f"gemmkit: matmul: out has shape {out.shape}, but the result's last "
+                f"dimensions are {core}")
+        out_batch = out.shape[:out.ndim - len(core)]
+    batch = _batch_shape(a2.shape[:-2], () if packed else b2.shape[:-2], out_batch)
+
+    direct = out is not None and out.dtype == core_out == loop_out
+    if direct:
+        if _np.may_share_memory(out, a2):
+            a2 = a2.copy()  # numpy's rule: an input out overlaps is read from a copy
+        if not packed and _np.may_share_memory(out, b2):
+            b2 = b2.copy()
+        dst = out
+        if drop_m:
+            dst = dst[..., None, :] if not drop_n else dst[..., None, None]
+        elif drop_n:
+            dst = dst[..., None]
+    else:
+        dst = _np.empty(batch + (m, n), dtype=core_out)
+    _run_batched(1.0, a2, b0 if packed else b2, 0.0, None, dst, None, batch)
+    if out is not None:
+        if not direct:
+            res = dst[..., 0, :] if drop_m else dst
+            res = res[..., 0] if drop_n else res
+            if core_out != loop_out:
+                res = res.astype(loop_out)  # int8: numpy's 8-bit wrap first
+            _np.copyto(out, res, casting="unsafe")  # resolve() checked the casting
+        return caller_out if type(caller_out) is not tuple else out
+    result = dst if dst.dtype == loop_out else dst.astype(loop_out)
+    if drop_m:
+        result = result[..., 0, :]
+    if drop_n:
+        result = result[..., 0]
+    return _wrap(result, a0, b0)
+
+
+def _wrap(result, a0, b0):
+    """numpy's return conventions: a scalar for a 0-d result, and the
+    result wrapped by the input subclass of highest ``__array_priority__``."""
+    wrapper, priority = None, None
+    for x in (a0, b0):
+        if isinstance(x, _ndarray) and type(x) is not _ndarray:
+            p = getattr(x, "__array_priority__", 0.0)
+            if wrapper is None or p > priority:
+                wrapper, priority = x, p
+    if wrapper is not None:
+        return wrapper.__array_wrap__(result, (_np.matmul, (a0, b0), 0), result.ndim == 0)
+    return result[()] if result.ndim == 0 else result
+
+
+def _matmul_buffers(a, b, out):
+    """matmul for plain buffers (Pyodide without numpy): 1-D and 2-D only."""
+    a = _operand(a, "a")
+    packed = type(b) is PackedRhs
+    if not packed:
+        b = _operand(b, "b")
+    b_ndim = len(b.shape)
+    if a.ndim > 2 or b_ndim > 2 or a.ndim == 0 or b_ndim == 0:
+        raise ShapeError(
+            "gemmkit: without numpy, matmul takes 1-D and 2-D buffers only "
+            f"(got ndim {a.ndim} and {b_ndim})")
+    caller_out = out
+    if out is not None:
+        out = _out_arg(out)
+        if out.ndim != a.ndim + b_ndim - 2:
+            raise ShapeError("gemmkit: out has the wrong number of dimensions")
+    a2 = a if a.ndim == 2 else _reshape(a, (1, a.shape[0]))
+    b2 = b if packed or b_ndim == 2 else _reshape(b, (b.shape[0], 1))
+    m, n = a2.shape[0], b2.shape[1]
+    out2 = None if out is None else _reshape(out, (m, n))
+    if _dt.operand_dtype(a2) == "int8" and (out is None or _dt.operand_dtype(out) == "int8"):
+        # numpy's int8 result: the int32 sums wrapped to their low byte.
+        wide = gemm(a2, b2)
+        low = memoryview(bytearray(wide.cast("B"))[::4]).cast("b", (m, n)) if m and n else None
+        if out is None:
+            result = low if low is not None else _dt.buffer_result("int8", m, n)
+        else:
+            if m and n:
+                out2.cast("B")[:] = low.cast("B")
+            return out if type(caller_out) is tuple else caller_out
+    else:
+        result = gemm(a2, b2, out=out2)
+    if out is not None:
+        return out if type(caller_out) is tuple else caller_out
+    if a.ndim == 1 and b_ndim == 1:
+        return _reshape(result, ())
+    if a.ndim == 1 or b_ndim == 1:
+        return _reshape(result, (m * n,))
+    return result
+
+
+def _reshape(mv, shape):
+    """A reshaped view of a C-contiguous memoryview (no copy)."""
+    if not mv.c_contiguous:
+        raise ShapeError("gemmkit: a 1-D buffer operand must be contiguous to be promoted")
+    return mv.cast("B").cast(mv.format, shape)
+
+
+# --------------------------------------------------------------------------
+# requantization, prepacking, introspection
 
 def gemm_requant(a, b, *, scale, zero_point, bias=None, out_dtype="int8", out=None):
     """Requantized int8 product: ``a`` (m, k) and ``b`` (k, n, or an int8
@@ -241,39 +629,37 @@ def gemm_requant(a, b, *, scale, zero_point, bias=None, out_dtype="int8", out=No
     integer array whose values fit int32 is accepted; floating-point arrays
     are a :class:`DTypeError`).  Other shapes are a :class:`ShapeError`.
     ``out_dtype``: ``numpy.int8`` or ``numpy.uint8`` (or their names).
-    ``out`` (m, n) of that type receives the result; neither ``scale`` nor
-    ``bias`` may share memory with it (:class:`OverlapError`).
+    ``out`` (m, n) of that type, or numpy's 1-tuple form, receives the
+    result; neither ``scale`` nor ``bias`` may share memory with it
+    (:class:`OverlapError`).
     """
-    if type(a) is not _ndarray:
-        a = _operand(a, "a")
-    if type(b) is not _ndarray and type(b) is not PackedRhs:
+    a = _operand(a, "a")
+    if type(b) is not PackedRhs:
         b = _operand(b, "b")
     caller_out = out
-    if out is not None and type(out) is not _ndarray:
-        out = _output(out)
-    in_dtype = _dt.input_dtype(a, "a")
-    if in_dtype != "int8":
-        raise DTypeError(
-            f"gemmkit: gemm_requant needs int8 operands, but a has dtype {in_dtype}")
-    if type(b) is PackedRhs and b._dtype_name != "int8":
-        raise DTypeError(
-            f"gemmkit: gemm_requant needs an int8 packed operand, but the packed b holds "
-            f"{b._dtype_name}"
-        )
-    b_shape, b_arg = _b_operand(in_dtype, b)
-    res_dtype = _dt.requant_output_dtype(out_dtype)
     if out is not None:
-        _check_out(out, None, res_dtype)
-    m, n = _check_shapes(a, b_shape, type(b) is PackedRhs, None, out)
-    zp = _dt.zero_point_value(zero_point, res_dtype)
+        out = _out_arg(out)
+    if a.ndim != 2 or len(b.shape) != 2 or (out is not None and out.ndim != 2):
+        raise ShapeError(
+            f"gemmkit: gemm_requant takes 2-D operands, got a.ndim={a.ndim}, "
+            f"b.ndim={len(b.shape)}" + ("" if out is None else f", out.ndim={out.ndim}"))
+    res = _dt.requant_output_dtype(out_dtype)
+    if out is not None and _dt.operand_dtype(out) != res:
+        raise DTypeError(
+            f"gemmkit: dtype mismatch: out_dtype is {res} but out is {_dt.describe(out)} "
+            "(gemmkit does not convert; cast explicitly)")
+    m, n = a.shape[0], b.shape[1]
+    zp = _dt.zero_point_value(zero_point, res)
+    # The vectors are converted (copies), so their overlap with out is
+    # judged here, on the caller's arrays.
     may_share = backend.may_share_memory
     scale_kind, scale_vec = _requant.scale_vector(scale, m, n, out, may_share)
     bias_kind, bias_vec = _requant.bias_vector(bias, m, n, out, may_share)
     if out is None:
-        out = _dt.new_result(res_dtype, m, n)
-    backend.gemm_requant(res_dtype, a, b_arg, scale_kind, scale_vec, zp, bias_kind, bias_vec,
-                         out)
-    return out if caller_out is None else caller_out
+        out = caller_out = _dt.new_result(res, m, n)
+    backend.gemm_requant(a, b._handle if type(b) is PackedRhs else b, scale_kind, scale_vec,
+                         zp, bias_kind, bias_vec, out)
+    return out if type(caller_out) is tuple else caller_out
 
 
 def prepack_rhs(b):
@@ -290,177 +676,8 @@ def prepack_rhs(b):
     """
     if type(b) is PackedRhs:
         raise DTypeError("gemmkit: b is already a PackedRhs")
-    if type(b) is not _ndarray:
-        b = _operand(b, "b")
-    in_dtype = _dt.input_dtype(b, "b")
-    shape = _shape(b)
-    if len(shape) != 2:
-        raise ShapeError(f"gemmkit: b must be 2-D, got ndim={len(shape)}")
-    handle, info = backend.prepack_rhs(in_dtype, b)
+    handle, info = backend.prepack_rhs(_operand(b, "b"))
     return PackedRhs._make(handle, info)
-
-
-def matmul(a, b, out=None):
-    """``a @ b`` with :func:`numpy.matmul` semantics.
-
-    1-D operands are promoted (a vector on the left is a row, on the right a
-    column, and the promoted axis is removed from the result); leading
-    dimensions broadcast as batches.  ``b`` may be a :class:`PackedRhs`
-    (then ``a`` is 1-D, 2-D or, with numpy, a batch of matrices).  The result
-    type is :func:`gemm`'s: the input type for floating-point inputs, int32
-    for int8 (numpy itself would return int8); ``out`` must have exactly the
-    result's shape and dtype.
-    """
-    if type(a) is not _ndarray:
-        a = _operand(a, "a")
-    if type(b) is not _ndarray and type(b) is not PackedRhs:
-        b = _operand(b, "b")
-    caller_out = out
-    if out is not None and type(out) is not _ndarray:
-        out = _output(out)
-    if type(b) is PackedRhs:
-        result = _matmul_packed(a, b, out)
-    elif a.ndim == 2 and b.ndim == 2:
-        dt = getattr(a, "dtype", None)
-        if ((dt is _F32 or dt is _F64) and type(b) is _ndarray and b.dtype is dt
-                and (out is None or (type(out) is _ndarray and out.dtype is dt))):
-            result = _gemm2d(a, b, None, 1.0, 0.0, out)
-        else:
-            result = _gemm_typed(a, b, None, 1, 0, out, None)
-    elif _np is None:
-        result = _matmul_buffers(a, b, out)
-    else:
-        result = _matmul_numpy(a, b, out)
-    return result if caller_out is None else caller_out
-
-
-def _batch_gemm(in_dtype, res_dtype):
-    """The backend call for one 2-D slice of a checked batched product."""
-    if in_dtype in ("float32", "float64"):
-        return lambda a, b, out: backend.gemm2d(a, b, None, 1.0, 0.0, out)
-    return lambda a, b, out: backend.gemm_typed(in_dtype, res_dtype, a, b, None, 1, 0, out)
-
-
-def _matmul_numpy(a, b, out):
-    if a.ndim == 0 or b.ndim == 0:
-        raise ShapeError("gemmkit: matmul operands must have at least one dimension")
-    in_dtype = _dt.input_dtype(a, "a")
-    if _dt.operand_dtype(b) != in_dtype:
-        raise _dt.mismatch(in_dtype, "b", b)
-    res_dtype = _dt.output_dtype(in_dtype, None)
-    a2 = a[None, :] if a.ndim == 1 else a
-    b2 = b[:, None] if b.ndim == 1 else b
-    m, k = a2.shape[-2:]
-    k2, n = b2.shape[-2:]
-    if k != k2:
-        raise ShapeError(
-            f"gemmkit: shape mismatch in matmul: a has {k} columns but b has {k2} rows"
-        )
-    try:
-        batch = _np.broadcast_shapes(a2.shape[:-2], b2.shape[:-2])
-    except ValueError:
-        raise ShapeError(
-            f"gemmkit: matmul batch dimensions {a2.shape[:-2]} and {b2.shape[:-2]} "
-            "do not broadcast"
-        ) from None
-    full = batch + (m, n)
-    shape = batch + ((m,) if a.ndim > 1 else ()) + ((n,) if b.ndim > 1 else ())
-    result, out_full = _batched_out(out, shape, full, in_dtype, res_dtype, a,
-                                    a.ndim == 1, b.ndim == 1)
-    a_b = _np.broadcast_to(a2, batch + (m, k))
-    b_b = _np.broadcast_to(b2, batch + (k, n))
-    run = _batch_gemm(in_dtype, res_dtype)
-    for idx in _np.ndindex(*batch):
-        run(a_b[idx], b_b[idx], out_full[idx])
-    return result
-
-
-def _batched_out(out, shape, full, in_dtype, res_dtype, like, drop_m, drop_n):
-    """(result, out_full): the array matmul returns and its (batch, m, n)
-    view with the promoted axes restored."""
-    if out is None:
-        out_full = _np.empty(full, dtype=_dt.numpy_dtype(res_dtype, like))
-        result = out_full
-        if drop_m:
-            result = result[..., 0, :]
-        if drop_n:
-            result = result[..., 0]
-        return result, out_full
-    if out.shape != shape:
-        raise ShapeError(f"gemmkit: out has shape {out.shape}, expected {shape}")
-    _check_out(out, in_dtype, res_dtype)
-    out_full = out
-    if drop_m and drop_n:
-        out_full = out[..., None, None]
-    elif drop_m:
-        out_full = out[..., None, :]
-    elif drop_n:
-        out_full = out[..., None]
-    return out, out_full
-
-
-def _matmul_packed(a, packed, out):
-    """matmul with a PackedRhs on the right: a is (k,), (m, k) or (..., m, k)."""
-    if a.ndim == 2:
-        return _gemm_typed(a, packed, None, 1, 0, out, None)
-    if a.ndim == 0:
-        raise ShapeError("gemmkit: matmul operands must have at least one dimension")
-    if _np is None:
-        if a.ndim > 2:
-            raise ShapeError("gemmkit: without numpy, matmul supports 1-D and 2-D buffers only "
-                             f"(got ndim {a.ndim})")
-        out2 = None if out is None else _reshape(out, (1, packed.shape[1]))
-        result = _gemm_typed(_reshape(a, (1, a.shape[0])), packed, None, 1, 0, out2, None)
-        return out if out is not None else _reshape(result, (packed.shape[1],))
-    in_dtype = _dt.input_dtype(a, "a")
-    _b_operand(in_dtype, packed)
-    res_dtype = _dt.output_dtype(in_dtype, None)
-    k, n = packed.shape
-    a2 = a[None, :] if a.ndim == 1 else a
-    if a2.shape[-1] != k:
-        raise ShapeError(
-            f"gemmkit: shape mismatch in matmul: a has {a2.shape[-1]} columns but the "
-            f"packed b was made for k={k}"
-        )
-    batch, m = a2.shape[:-2], a2.shape[-2]
-    shape = batch + ((m,) if a.ndim > 1 else ()) + (n,)
-    result, out_full = _batched_out(out, shape, batch + (m, n), in_dtype, res_dtype, a,
-                                    a.ndim == 1, False)
-    for idx in _np.ndindex(*batch):
-        backend.gemm_typed(in_dtype, res_dtype, a2[idx], packed._handle, None, 1, 0,
-                           out_full[idx])
-    return result
-
-
-def _matmul_buffers(a, b, out):
-    """matmul for plain buffers (Pyodide without numpy): 1-D and 2-D only."""
-    if a.ndim > 2 or b.ndim > 2 or a.ndim == 0 or b.ndim == 0:
-        raise ShapeError(
-            "gemmkit: without numpy, matmul supports 1-D and 2-D buffers only "
-            f"(got ndim {a.ndim} and {b.ndim})"
-        )
-    if out is not None and out.ndim != a.ndim + b.ndim - 2:
-        raise ShapeError("gemmkit: out has the wrong number of dimensions")
-    a2 = a if a.ndim == 2 else _reshape(a, (1, a.shape[0]))
-    b2 = b if b.ndim == 2 else _reshape(b, (b.shape[0], 1))
-    out2 = None
-    if out is not None:
-        out2 = _reshape(out, (a2.shape[0], b2.shape[1]))
-    result = _gemm_typed(a2, b2, None, 1, 0, out2, None)
-    if out is not None:
-        return out
-    if a.ndim == 1 and b.ndim == 1:
-        return _reshape(result, ())
-    if a.ndim == 1 or b.ndim == 1:
-        return _reshape(result, (result.shape[0] * result.shape[1],))
-    return result
-
-
-def _reshape(mv, shape):
-    """A reshaped view of a C-contiguous memoryview (no copy)."""
-    if not mv.c_contiguous:
-        raise ShapeError("gemmkit: a 1-D buffer operand must be contiguous to be promoted")
-    return mv.cast("B").cast(mv.format, shape)
 
 
 def dispatch_info():
@@ -488,9 +705,9 @@ def available_isas():
 def set_num_threads(n):
     """Cap the worker threads of large GEMMs (0 restores the default:
     ``GEMMKIT_NUM_THREADS``, else the cores available)."""
-    n = int(n)
+    n = _dt.integer_value(n, "thread count")
     if n < 0:
-        raise ValueError("gemmkit: thread count must be >= 0")
+        raise ArgumentError("gemmkit: thread count must be >= 0")
     backend.set_num_threads(n)
 
 

@@ -1,39 +1,36 @@
 """Selects the compute backend: the pybind11 extension on CPython, the
 simd128 side module through ctypes under Pyodide.
 
-A backend is a module with this contract (both implement it; the shared
-front end in ``_api.py`` relies on nothing else):
+A backend is a leaf module (it imports nothing of the front end but
+``_errors``) with this contract; both implement it and the shared front end
+in ``_api.py`` relies on nothing else:
 
 ``NAME``
     ``"native"`` or ``"pyodide"``.
-``gemm2d(a, b, c, alpha, beta, out)``
-    ``a`` (m x k), ``b`` (k x n) and ``c`` (m x n, or ``None``) are 2-D
-    operands of one element type (numpy arrays, or on Pyodide also
-    buffer-protocol objects with ``ndim == 2``); ``out`` is ``None`` (a new
-    C-contiguous result is allocated) or a writable 2-D operand, which may be
-    ``c`` itself.  Computes ``alpha * a @ b + beta * c`` into it and returns
-    it.  Validation (shapes, strides, overlap) happens in the C++ core; every
-    failure raises a :mod:`gemmkit._errors` class.
-``gemm_typed(in_dtype, out_dtype, a, b, c, alpha, beta, out)``
-    The same for every supported (input, output) pair of element type
-    names (``_dtypes.PAIRS``), already checked by the front end; ``b`` is a
-    2-D operand or a packed handle from ``prepack_rhs``; ``out`` is always
-    given; alpha and beta are Python ints for int8, floats otherwise.
-``gemm_requant(out_dtype, a, b, scale_kind, scale, zero_point, bias_kind,
-bias, out)``
-    The requantized int8 product into ``out`` ("int8" or "uint8");
-    ``scale`` is a contiguous 1-D float32 operand (1, m or n values by
-    ``scale_kind`` 0/1/2), ``bias`` None or a contiguous 1-D int32 operand.
-``prepack_rhs(in_dtype, b)``
+``CODES``
+    The C ABI's code tables (``gemmkit_codes_json()``): status, dtype and
+    activation codes, the (input, output) pairs, the accumulators.
+``gemm(alpha, a, b, beta, c, out, epilogue)``
+    ``out = act(alpha * a @ b + beta * c + bias)`` through the operand door
+    (``gemmkit_gemm_batched``): ``a``, ``c`` and ``out`` are 2-D or 3-D (a
+    batch) arrays or buffers, ``b`` the same or a packed handle, ``c`` may
+    be None, ``epilogue`` None or ``(bias_kind, bias vector, activation,
+    slope, lo, hi)``.  Every check happens in the C++ core; a failure
+    raises the :mod:`gemmkit._errors` class of its status.  Returns out.
+``matmul2d(a, b)``
+    ``a @ b`` of two 2-D numpy arrays into a new array of a's dtype (the
+    per-call fast path).
+``gemm_requant(a, b, scale_kind, scale, zero_point, bias_kind, bias, out)``
+    The requantized int8 product into ``out`` (``scale`` a float32 vector,
+    ``bias`` None or an int32 vector).
+``prepack_rhs(b)``
     ``(handle, info)``: the handle owns the core's packed operand (freed
     with the handle) and ``info`` is a dict with "dtype", "k", "n", "isa",
     "kernel" and "bytes".
 ``may_share_memory(x, y)``
     True when two buffers' memory ranges intersect.
-``dispatch_info()``
-    dict as documented on :func:`gemmkit.dispatch_info`; raises IsaError
-    after a bad pin.
-``available_isas()``, ``set_num_threads(n)``, ``get_num_threads()``.
+``dispatch_info()``, ``available_isas()``, ``set_num_threads(n)``,
+``get_num_threads()``, ``version()``.
 """
 
 from __future__ import annotations

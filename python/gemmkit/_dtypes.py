@@ -16,6 +16,7 @@ import math
 import numbers
 import sys
 
+from ._backend import backend
 from ._errors import ArgumentError, DTypeError
 
 try:  # numpy is optional under Pyodide, where buffers work without it
@@ -23,29 +24,15 @@ try:  # numpy is optional under Pyodide, where buffers work without it
 except ImportError:  # pragma: no cover - exercised in the Pyodide suite
     _np = None
 
-# gemmkit_dtype codes of gemmkit.h (keep in step with the header).
-CODES = {
-    "float32": 0,
-    "float64": 1,
-    "float16": 2,
-    "bfloat16": 3,
-    "int8": 4,
-    "int32": 5,
-    "uint8": 6,
-}
+#: gemmkit_dtype codes, from the loaded library's code table.
+CODES = dict(backend.CODES["dtypes"])
 
-#: Output types per input type; the first one is the default.  float16 and
-#: bfloat16 accumulate in float32 and round once, at the store; the float32
-#: output (the "f32-output twin") skips that rounding.  int8 accumulates in
-#: int32, wrapping modulo 2**32.  int8 and uint8 outputs come from
-#: gemm_requant().
-PAIRS = {
-    "float32": ("float32",),
-    "float64": ("float64",),
-    "float16": ("float16", "float32"),
-    "bfloat16": ("bfloat16", "float32"),
-    "int8": ("int32",),
-}
+#: Output types per input type, the default first (the C ABI's table):
+#: float16 and bfloat16 accumulate in float32 and round once, at the
+#: store; the float32 output (the "f32-output twin") skips that rounding.
+#: int8 accumulates in int32, wrapping modulo 2**32.  int8 and uint8
+#: outputs come from gemm_requant().
+PAIRS = {name: tuple(outs) for name, outs in backend.CODES["pairs"].items()}
 
 #: Output types of gemm_requant() and their clamp ranges.
 REQUANT_RANGES = {"int8": (-128, 127), "uint8": (0, 255)}
@@ -53,7 +40,7 @@ REQUANT_RANGES = {"int8": (-128, 127), "uint8": (0, 255)}
 INT32_MIN = -(2**31)
 INT32_MAX = 2**31 - 1
 
-SUPPORTED_INPUTS_TEXT = "float32, float64, float16, bfloat16 (ml_dtypes), int8"
+SUPPORTED_INPUTS_TEXT = ", ".join(PAIRS)
 SUPPORTED_PAIRS_TEXT = ", ".join(f"{i}->{o}" for i, outs in PAIRS.items() for o in outs)
 
 # struct-module format character -> (element type, item size).  Byte order
@@ -241,34 +228,20 @@ def integer_value(value, name: str) -> int:
     return int(f)
 
 
-def int32_scalar(value, name: str) -> int:
-    """alpha or beta of an int8 product: an integer in int32 range."""
-    v = integer_value(value, name + " (for int8 inputs)")
-    if not INT32_MIN <= v <= INT32_MAX:
-        raise ArgumentError(
-            f"gemmkit: {name} (for int8 inputs) must lie in the int32 range "
-            f"[{INT32_MIN}, {INT32_MAX}], got {value!r}"
-        )
-    return v
-
-
 def real_scalar(value, name: str) -> float:
-    """alpha or beta of a floating-point product, as a Python float."""
-    if isinstance(value, float):
+    """alpha or beta as the double the C ABI takes (the core converts it to
+    the accumulator type and checks the int8 domain: integers in int32)."""
+    if type(value) is float:
         return value
-    if isinstance(value, (str, bytes)):
-        raise ArgumentError(f"gemmkit: {name} must be a real number, got {value!r}")
+    if isinstance(value, (str, bytes, bool)) or value is None:
+        raise ArgumentError(f"gemmkit: {name} {_REAL_RULE}, got {value!r}")
     try:
         return float(value)
-    except (TypeError, ValueError):
-        raise ArgumentError(f"gemmkit: {name} must be a real number, got {value!r}") from None
+    except (TypeError, ValueError, OverflowError):
+        raise ArgumentError(f"gemmkit: {name} {_REAL_RULE}, got {value!r}") from None
 
 
-def scalars_for(in_dtype: str, alpha, beta):
-    """(alpha, beta) converted for an ``in_dtype`` product."""
-    if in_dtype == "int8":
-        return int32_scalar(alpha, "alpha"), int32_scalar(beta, "beta")
-    return real_scalar(alpha, "alpha"), real_scalar(beta, "beta")
+_REAL_RULE = "must be a real number (for int8 products an integer in the int32 range)"
 
 
 def zero_point_value(value, out_dtype: str) -> int:
@@ -305,21 +278,10 @@ _ITEMSIZE = {"float32": 4, "float64": 8, "float16": 2, "bfloat16": 2, "int8": 1,
 
 def buffer_result(name: str, m: int, n: int):
     """A new C-contiguous (m, n) memoryview of element type ``name`` (the
-    result type without numpy).  memoryview.cast refuses a zero in the
-    shape, so an (m, 0) result is a ctypes-backed view of the same shape."""
-    import ctypes
-
+    result type without numpy, which only the Pyodide backend meets)."""
     if name == "bfloat16":
         raise DTypeError("gemmkit: bfloat16 results need numpy and ml_dtypes")
-    code = _FORMAT_OF[name]
-    size = _ITEMSIZE[name]
-    if n == 0:
-        ctype = {"f": ctypes.c_float, "d": ctypes.c_double, "e": ctypes.c_uint16,
-                 "b": ctypes.c_int8, "i": ctypes.c_int32, "B": ctypes.c_uint8}[code]
-        return memoryview((ctype * 0 * m)())
-    if m == 0:
-        return memoryview(bytearray(n * size)).cast(code, (1, n))[0:0]
-    return memoryview(bytearray(m * n * size)).cast(code, (m, n))
+    return backend.buffer_result(_FORMAT_OF[name], _ITEMSIZE[name], m, n)
 
 
 def new_result(name: str, m: int, n: int, like=None):
@@ -328,3 +290,24 @@ def new_result(name: str, m: int, n: int, like=None):
     if _np is not None:
         return _np.empty((m, n), dtype=numpy_dtype(name, like))
     return buffer_result(name, m, n)
+
+
+def buffer_from_lists(x, name: str):
+    """Nested lists of numbers as a C-contiguous memoryview (the result of
+    ``numpy.asarray`` where numpy is absent: float64 for floats, int64 for
+    integers).  Ragged rows or non-numbers raise a DTypeError saying how to
+    pass a buffer instead."""
+    from array import array
+
+    rows = x if x and all(isinstance(r, (list, tuple)) for r in x) else None
+    flat = [v for r in rows for v in r] if rows is not None else list(x)
+    shape = (len(rows), len(rows[0]) if rows else 0) if rows is not None else (len(flat),)
+    if rows is not None and any(len(r) != shape[1] for r in rows):
+        raise DTypeError(f"gemmkit: {name} has rows of different lengths")
+    if not all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in flat):
+        raise DTypeError(
+            f"gemmkit: {name} must hold numbers; without numpy pass a buffer "
+            "(array.array('f', ...), memoryview(...).cast('f', shape))")
+    code = "q" if all(isinstance(v, numbers.Integral) for v in flat) else "d"
+    view = memoryview(array(code, flat))
+    return view.cast("B").cast(code, shape) if flat else view

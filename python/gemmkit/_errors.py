@@ -50,23 +50,32 @@ class InternalError(GemmkitError, RuntimeError):
     """A bug in gemmkit; please report it."""
 
 
-# Status codes of gemmkit.h (gemmkit_status); keep in step with the header.
-STATUS_OK = 0
-_STATUS_CLASSES = {
-    1: ShapeError,
-    2: DTypeError,
-    3: LayoutError,
-    4: OverlapError,
-    5: ArgumentError,
-    6: IsaError,
-    7: WorkspaceError,
-    8: InternalError,
+# Classes by the status names of the C ABI's code table
+# (gemmkit_codes_json()["status"]); each backend installs the codes it
+# reads from its library with install_status_codes().
+_CLASS_BY_STATUS_NAME = {
+    "shape": ShapeError,
+    "dtype": DTypeError,
+    "stride": LayoutError,
+    "overlap": OverlapError,
+    "value": ArgumentError,
+    "isa": IsaError,
+    "alloc": WorkspaceError,
+    "internal": InternalError,
 }
+_CLASS_BY_CODE: dict = {}
+
+
+def install_status_codes(table: dict) -> None:
+    """Learn the status codes (name -> code) of the loaded library."""
+    for name, code in table.items():
+        if name in _CLASS_BY_STATUS_NAME:
+            _CLASS_BY_CODE[code] = _CLASS_BY_STATUS_NAME[name]
 
 
 def error_from_status(status: int, message: str) -> GemmkitError:
     """The exception for a non-zero gemmkit_status and its message."""
-    cls = _STATUS_CLASSES.get(status, InternalError)
+    cls = _CLASS_BY_CODE.get(status, InternalError)
     return cls(message)
 
 
@@ -81,4 +90,5 @@ __all__ = [
     "WorkspaceError",
     "InternalError",
     "error_from_status",
+    "install_status_codes",
 ]

@@ -1,8 +1,8 @@
 """Native backend: the pybind11 extension ``gemmkit._native`` (CPython).
 
-Implements the backend contract described in ``_backend.py``.  Shape, stride
-and overlap checks run in the C++ core; this module only adapts (element
-type names to the gemmkit_dtype codes the extension takes).
+Implements the backend contract described in ``_backend.py``.  A leaf: it
+imports nothing of the front end.  The extension turns numpy arrays into the
+C ABI's operand descriptors; the C++ core checks and computes.
 """
 
 from __future__ import annotations
@@ -12,29 +12,26 @@ import json
 import numpy as _np
 
 from . import _native
-from ._dtypes import CODES
+from ._errors import install_status_codes
 
 NAME = "native"
 
-gemm2d = _native.gemm2d
+#: The C ABI's code tables (gemmkit_codes_json).
+CODES = json.loads(_native.codes_json())
+install_status_codes(CODES["status"])
+
+gemm = _native.gemm
+matmul2d = _native.matmul2d
+gemm_requant = _native.gemm_requant
 set_num_threads = _native.set_num_threads
 get_num_threads = _native.get_num_threads
 version = _native.version
 may_share_memory = _np.may_share_memory
 
 
-def gemm_typed(in_dtype, out_dtype, a, b, c, alpha, beta, out):
-    _native.gemm_typed(CODES[in_dtype], CODES[out_dtype], a, b, c, alpha, beta, out)
-
-
-def gemm_requant(out_dtype, a, b, scale_kind, scale, zero_point, bias_kind, bias, out):
-    _native.gemm_requant(CODES[out_dtype], a, b, scale_kind, scale, zero_point, bias_kind,
-                         bias, out)
-
-
-def prepack_rhs(in_dtype, b):
-    handle = _native.prepack_rhs(CODES[in_dtype], b)
-    return handle, handle.describe()
+def prepack_rhs(b):
+    handle = _native.prepack_rhs(b)
+    return handle, json.loads(handle.describe_json())
 
 
 def dispatch_info() -> dict:

@@ -37,7 +37,6 @@ import json
 import os
 from typing import Any
 
-from . import _dtypes
 from ._errors import (
     ArgumentError,
     DTypeError,
@@ -45,6 +44,7 @@ from ._errors import (
     LayoutError,
     ShapeError,
     error_from_status,
+    install_status_codes,
 )
 
 NAME = "pyodide"
@@ -52,8 +52,6 @@ NAME = "pyodide"
 _MODULE_FILE = "_gemmkit_simd128.wasm"
 # What the side module holds (wasm/build.py, variant "pyodide"), best first.
 _COMPILED_ISAS = ("simd128", "scalar")
-_STATUS_VALUE = 5
-_STATUS_ISA = 6
 
 #: Smallest module using a simd128 instruction: (func v128.const 0; drop).
 SIMD128_PROBE = bytes(
@@ -118,39 +116,94 @@ _release_buffer = ctypes.pythonapi.PyBuffer_Release
 _release_buffer.argtypes = [ctypes.POINTER(_PyBuffer)]
 _release_buffer.restype = None
 
-_SUPPORTED_FORMATS = ("float32 ('f'), float64 ('d'), float16 ('e'), int8 ('b'), "
-                      "int32 ('i'), uint8 ('B'); bfloat16 as an ml_dtypes numpy array")
+
+# Buffer format -> element type name (the C ABI's table gives the code).
+# 'l'/'L' are C long: 4 bytes on wasm32, so named by their size.
+_FORMAT_NAMES = {
+    "f": "float32", "d": "float64", "e": "float16", "?": "bool",
+    "b": "int8", "h": "int16", "i": "int32", "q": "int64",
+    "B": "uint8", "H": "uint16", "I": "uint32", "Q": "uint64",
+    "Zf": "complex64", "Zd": "complex128",
+}
+_LONG_NAMES = {("l", 4): "int32", ("l", 8): "int64", ("L", 4): "uint32", ("L", 8): "uint64"}
+_NATIVE_PREFIXES = ("@", "=", "<")  # wasm32 is little-endian
+
+
+def _format_name(fmt: str, itemsize: int) -> str | None:
+    if fmt[:1] in _NATIVE_PREFIXES:
+        fmt = fmt[1:]
+    return _FORMAT_NAMES.get(fmt) or _LONG_NAMES.get((fmt, itemsize))
+
+
+class _Operand(ctypes.Structure):
+    # gemmkit_operand of gemmkit.h
+    _fields_ = [
+        ("data", ctypes.c_void_p),
+        ("dtype", ctypes.c_int),
+        ("flags", ctypes.c_int),
+        ("batch", ctypes.c_size_t),
+        ("rows", ctypes.c_size_t),
+        ("cols", ctypes.c_size_t),
+        ("batch_stride", ctypes.c_ssize_t),
+        ("rs", ctypes.c_ssize_t),
+        ("cs", ctypes.c_ssize_t),
+    ]
+
+
+class _Epilogue(ctypes.Structure):
+    # gemmkit_epilogue of gemmkit.h
+    _fields_ = [
+        ("bias_kind", ctypes.c_int),
+        ("bias", _Operand),
+        ("activation", ctypes.c_int),
+        ("slope", ctypes.c_double),
+        ("lo", ctypes.c_double),
+        ("hi", ctypes.c_double),
+    ]
+
+
+class _Requant(ctypes.Structure):
+    # gemmkit_requant of gemmkit.h
+    _fields_ = [
+        ("scale_kind", ctypes.c_int),
+        ("scale", _Operand),
+        ("zero_point", ctypes.c_int),
+        ("bias_kind", ctypes.c_int),
+        ("bias", _Operand),
+    ]
 
 
 class _View:
-    """One exported operand: address of element (0, 0) and element strides.
-    Holds the buffer (and so the exporter's memory) until released.
+    """One exported operand as a gemmkit_operand: a matrix (2-D), a batch
+    (3-D) or a vector (1-D).  Holds the buffer (and so the exporter's memory)
+    until released.  bfloat16 has no buffer format: a numpy array of
+    ml_dtypes.bfloat16 is exported without one and named by its dtype.
+    Nothing is checked here that the core checks; what only this layer sees
+    (no buffer at all, suboffsets, strides that are not whole elements) is
+    refused here."""
 
-    ``dtype``: the element type the caller expects (checked), or None to
-    take the buffer's own.  bfloat16 is exported without a format (numpy
-    cannot describe it in one) after its dtype was checked by identity."""
+    __slots__ = ("name", "buf", "op", "shape", "_held")
 
-    __slots__ = ("name", "buf", "dtype", "shape", "strides", "ptr", "_held")
-
-    def __init__(self, name: str, obj: Any, writable: bool, dtype: str | None = None,
-                 ndim: int = 2) -> None:
+    def __init__(self, name: str, obj: Any, codes: dict, writable: bool = False,
+                 vector: bool = False) -> None:
         self.name = name
         self.buf = _PyBuffer()
         self._held = False
-        bf16 = dtype == "bfloat16"
-        if bf16 and _dtypes.operand_dtype(obj) != "bfloat16":
-            raise DTypeError(
-                f"gemmkit: dtype mismatch: {name} is {_dtypes.describe(obj)} but this "
-                "call needs bfloat16 (gemmkit does not convert; cast explicitly)")
+        dt = getattr(obj, "dtype", None)
+        bf16 = getattr(dt, "name", None) == "bfloat16"
         flags = _PyBUF_STRIDES if bf16 else _PyBUF_STRIDES | _PyBUF_FORMAT
-        if writable:
-            flags |= _PyBUF_WRITABLE
+        readonly = False
         try:
-            _get_buffer(obj, ctypes.byref(self.buf), flags)
-        except (BufferError, ValueError) as exc:  # numpy raises ValueError
-            if writable:
-                raise LayoutError(
-                    f"gemmkit: {name} must be writable ({exc})") from None
+            try:
+                _get_buffer(obj, ctypes.byref(self.buf),
+                            flags | (_PyBUF_WRITABLE if writable else 0))
+            except (BufferError, ValueError):  # numpy raises ValueError
+                if not writable:
+                    raise
+                # A read-only out: described as such, the core refuses it.
+                _get_buffer(obj, ctypes.byref(self.buf), flags)
+                readonly = True
+        except (BufferError, ValueError) as exc:
             raise LayoutError(f"gemmkit: {name}: {exc}") from None
         except TypeError:
             raise DTypeError(
@@ -158,40 +211,40 @@ class _View:
                 f"object, got {type(obj).__name__}") from None
         self._held = True
         try:
-            self._describe(bf16, dtype, ndim)
+            self._describe(bf16, codes, readonly, vector)
         except BaseException:
             self.release()
             raise
 
-    def _describe(self, bf16: bool, expect: str | None, ndim: int) -> None:
+    def _describe(self, bf16: bool, codes: dict, readonly: bool, vector: bool) -> None:
         b, name = self.buf, self.name
         if bf16:
-            self.dtype = "bfloat16" if b.itemsize == 2 else None
-            fmt = "bfloat16"
+            dtype = "bfloat16"
         else:
-            fmt = (b.format or b"B").decode("ascii")
-            self.dtype = _dtypes.format_dtype_name(fmt, b.itemsize)
-        if self.dtype is None:
-            raise DTypeError(
-                f"gemmkit: {name} has element format {fmt!r}; the Pyodide "
-                f"build supports {_SUPPORTED_FORMATS}")
-        if expect is not None and self.dtype != expect:
-            raise DTypeError(
-                f"gemmkit: dtype mismatch: {name} is {self.dtype} but this call "
-                f"needs {expect} (gemmkit does not convert; cast explicitly)")
-        if b.ndim != ndim:
-            raise ShapeError(f"gemmkit: {name} must be {ndim}-D, got ndim={b.ndim}")
+            dtype = _format_name((b.format or b"B").decode("ascii"), b.itemsize)
+        nd = b.ndim
+        if (nd != 1) if vector else (nd not in (2, 3)):
+            want = "1-D" if vector else "2-D (or 3-D, a batch)"
+            raise ShapeError(f"gemmkit: {name} must be {want}, got ndim={nd}")
         if b.suboffsets:
             raise LayoutError(f"gemmkit: {name} uses suboffsets (indirect "
                               "buffers are not supported)")
-        self.shape = tuple(b.shape[i] for i in range(ndim))
-        byte_strides = tuple(b.strides[i] for i in range(ndim))
-        if any(s % b.itemsize for s in byte_strides):
+        self.shape = tuple(b.shape[i] for i in range(nd))
+        byte_strides = tuple(b.strides[i] for i in range(nd))
+        if b.itemsize == 0 or any(s % b.itemsize for s in byte_strides):
             raise LayoutError(
-                f"gemmkit: {name} has strides {byte_strides} bytes, not a "
-                f"multiple of its element size {b.itemsize}")
-        self.strides = tuple(s // b.itemsize for s in byte_strides)
-        self.ptr = b.buf or 0
+                f"gemmkit: {name} has strides that are not a multiple of its element size")
+        st = tuple(s // b.itemsize for s in byte_strides)
+        op = _Operand()
+        op.data = b.buf or 0
+        op.dtype = codes.get(dtype, -1) if dtype else -1
+        op.flags = 1 if readonly else 0  # GEMMKIT_OPERAND_READONLY
+        off = 1 if nd == 3 else 0
+        op.batch = self.shape[0] if nd == 3 else 1
+        op.batch_stride = st[0] if nd == 3 else 0
+        op.rows, op.rs = self.shape[off], st[off]
+        op.cols, op.cs = (1, 1) if vector else (self.shape[off + 1], st[off + 1])
+        self.op = op
 
     def release(self) -> None:
         if self._held:
@@ -256,16 +309,8 @@ _int = ctypes.c_int
 _dbl = ctypes.c_double
 # argtypes and restype of the generic C ABI entries (gemmkit.h).
 _SIGNATURES = {
-    "gemmkit_gemm": ([_int, _int, _size, _size, _size, _dbl, _ptr, _idx, _idx,
-                      _ptr, _idx, _idx, _dbl, _ptr, _idx, _idx, _ptr, _idx, _idx], _int),
-    "gemmkit_gemm_packed": ([_int, _size, _dbl, _ptr, _idx, _idx, _ptr, _dbl,
-                             _ptr, _idx, _idx, _ptr, _idx, _idx], _int),
-    "gemmkit_gemm_requant": ([_int, _size, _size, _size, _ptr, _idx, _idx, _ptr, _idx, _idx,
-                              _int, _ptr, _idx, _int, _int, _ptr, _idx,
-                              _ptr, _idx, _idx], _int),
-    "gemmkit_gemm_requant_packed": ([_int, _size, _ptr, _idx, _idx, _ptr,
-                                     _int, _ptr, _idx, _int, _int, _ptr, _idx,
-                                     _ptr, _idx, _idx], _int),
+    "gemmkit_gemm_batched": ([_dbl, _ptr, _ptr, _ptr, _dbl, _ptr, _ptr, _ptr], _int),
+    "gemmkit_gemm_requant_batched": ([_ptr, _ptr, _ptr, _ptr, _ptr], _int),
     "gemmkit_prepack_rhs": ([_int, _size, _size, _ptr, _idx, _idx,
                              ctypes.POINTER(ctypes.c_void_p)], _int),
     "gemmkit_packed_rhs_free": ([_ptr], None),
@@ -284,12 +329,6 @@ class Library:
             raise IsaError(SIMD_REFUSAL_MESSAGE)
         lib = ctypes.CDLL(path)
         self.path = path
-        for name, real in (("sgemm", ctypes.c_float), ("dgemm", ctypes.c_double)):
-            fn = getattr(lib, f"gemmkit_{name}")
-            fn.argtypes = [_size, _size, _size, real, _ptr, _idx, _idx,
-                           _ptr, _idx, _idx, real, _ptr, _idx, _idx,
-                           _ptr, _idx, _idx]
-            fn.restype = ctypes.c_int
         lib.gemmkit_abi_version.restype = ctypes.c_int
         lib.gemmkit_version.restype = ctypes.c_char_p
         lib.gemmkit_last_error.restype = ctypes.c_char_p
@@ -297,15 +336,16 @@ class Library:
         lib.gemmkit_set_num_threads.argtypes = [_size]
         lib.gemmkit_set_num_threads.restype = ctypes.c_int
         lib.gemmkit_get_num_threads.restype = _size
+        lib.gemmkit_codes_json.restype = ctypes.c_char_p
         self._lib = lib
-        self._fns = {"float32": lib.gemmkit_sgemm, "float64": lib.gemmkit_dgemm}
         self._generic: dict[str, Any] = {}
+        #: The C ABI's code tables (gemmkit_codes_json).
+        self.codes = json.loads(lib.gemmkit_codes_json().decode())
         self.version = lib.gemmkit_version().decode()
         self.abi_version = int(lib.gemmkit_abi_version())
 
     def _abi(self, name: str) -> Any:
-        """A C ABI entry of the generic family, bound on first use (so that
-        the float32/float64 paths of a module without them still work)."""
+        """A C ABI entry, its prototype set on first use."""
         fn = self._generic.get(name)
         if fn is None:
             fn = getattr(self._lib, name)
@@ -321,174 +361,125 @@ class Library:
             raise error_from_status(status, self.last_error()
                                     or f"gemmkit: status {status}")
 
-    def gemm2d(self, a: Any, b: Any, c: Any, alpha: float, beta: float,
-               out: Any) -> Any:
-        """float32/float64 only (gemmkit_sgemm / gemmkit_dgemm)."""
-        views: list[_View] = []
-        try:
-            va = _View("a", a, False)
-            views.append(va)
-            if va.dtype not in self._fns:
-                fmt = (va.buf.format or b"B").decode("ascii")
-                raise DTypeError(
-                    f"gemmkit: a is {va.dtype} (element format {fmt!r}); this path "
-                    "takes float32 and float64 only (gemm() takes every type)")
-            vb = _View("b", b, False)
-            views.append(vb)
-            m, k = va.shape
-            n = vb.shape[1]
-            _check_shapes(va.shape, vb.shape, c, out)
-            if vb.dtype != va.dtype:
-                raise DTypeError(
-                    f"gemmkit: dtype mismatch: a is {va.dtype} but b is {vb.dtype} "
-                    "(gemmkit does not convert; cast explicitly)")
-            vc = None
-            if c is not None:
-                vc = _View("c", c, False)
-                views.append(vc)
-                _expect(vc, va.dtype, m, n)
-            result = _new_result(va.dtype, m, n) if out is None else out
-            vo = _View("out", result, True)
-            views.append(vo)
-            _expect(vo, va.dtype, m, n)
-            status = self._fns[va.dtype](
-                m, n, k, alpha,
-                va.ptr, va.strides[0], va.strides[1],
-                vb.ptr, vb.strides[0], vb.strides[1],
-                beta,
-                vc.ptr if vc else None,
-                vc.strides[0] if vc else 0, vc.strides[1] if vc else 0,
-                vo.ptr, vo.strides[0], vo.strides[1])
-            self.check(status)
-            return result
-        finally:
-            for v in views:
-                v.release()
-
     def _own(self, packed: _PackedHandle) -> None:
         if packed.lib is not self:
             raise ArgumentError(
                 "gemmkit: the packed operand was made by another loaded gemmkit "
                 "module; prepack_rhs(b) again with this one")
 
-    def gemm_typed(self, in_dtype: str, out_dtype: str, a: Any, b: Any, c: Any,
-                   alpha: float, beta: float, out: Any) -> Any:
-        """Any supported (input, output) pair (gemmkit_gemm); ``b`` may be a
-        _PackedHandle (gemmkit_gemm_packed); ``out`` is required."""
+    def gemm(self, alpha: float, a: Any, b: Any, beta: float, c: Any, out: Any,
+             epilogue: Any) -> Any:
+        """The backend contract's gemm: gemmkit_gemm_batched."""
         views: list[_View] = []
+        codes = self.codes["dtypes"]
         try:
-            va = _View("a", a, False, in_dtype)
+            va = _View("a", a, codes)
             views.append(va)
             packed = b if isinstance(b, _PackedHandle) else None
+            vb = None
             if packed is not None:
                 self._own(packed)
-                if packed.dtype != in_dtype:
-                    raise DTypeError(
-                        f"gemmkit: dtype mismatch: a is {in_dtype} but the packed b "
-                        f"holds {packed.dtype}")
-                b_shape = (packed.k, packed.n)
             else:
-                vb = _View("b", b, False, in_dtype)
+                vb = _View("b", b, codes)
                 views.append(vb)
-                b_shape = vb.shape
-            _check_shapes(va.shape, b_shape, c, out)
-            m, k = va.shape
-            n = b_shape[1]
             vc = None
             if c is not None:
-                vc = _View("c", c, False, out_dtype)
+                vc = _View("c", c, codes)
                 views.append(vc)
-                _expect(vc, out_dtype, m, n)
-            vo = _View("out", out, True, out_dtype)
+            vo = _View("out", out, codes, writable=True)
             views.append(vo)
-            _expect(vo, out_dtype, m, n)
-            c_args = ((vc.ptr, vc.strides[0], vc.strides[1]) if vc else (None, 0, 0))
-            o_args = (vo.ptr, vo.strides[0], vo.strides[1])
-            code_out = _dtypes.CODES[out_dtype]
-            if packed is not None:
-                status = self._abi("gemmkit_gemm_packed")(
-                    code_out, m, alpha, va.ptr, va.strides[0], va.strides[1],
-                    packed.ptr, beta, *c_args, *o_args)
-            else:
-                status = self._abi("gemmkit_gemm")(
-                    _dtypes.CODES[in_dtype], code_out, m, n, k, alpha,
-                    va.ptr, va.strides[0], va.strides[1],
-                    vb.ptr, vb.strides[0], vb.strides[1], beta, *c_args, *o_args)
-            self.check(status)
+            epi = None
+            if epilogue is not None:
+                kind, bias, act, slope, lo, hi = epilogue
+                epi = _Epilogue(bias_kind=kind, activation=act, slope=slope, lo=lo, hi=hi)
+                if bias is not None:
+                    vbias = _View("bias", bias, codes, vector=True)
+                    views.append(vbias)
+                    epi.bias = vbias.op
+            self.check(self._abi("gemmkit_gemm_batched")(
+                alpha, ctypes.byref(va.op), None if vb is None else ctypes.byref(vb.op),
+                None if packed is None else packed.ptr, beta,
+                None if vc is None else ctypes.byref(vc.op), ctypes.byref(vo.op),
+                None if epi is None else ctypes.byref(epi)))
             return out
         finally:
             for v in views:
                 v.release()
 
-    def gemm_requant(self, out_dtype: str, a: Any, b: Any, scale_kind: int, scale: Any,
-                     zero_point: int, bias_kind: int, bias: Any, out: Any) -> Any:
-        """Requantized int8 product into ``out`` (gemmkit_gemm_requant, or
-        its _packed twin when ``b`` is a _PackedHandle)."""
+    def matmul2d(self, a: Any, b: Any) -> Any:
+        """a @ b of two 2-D numpy arrays of one float type, into a new array."""
+        return self.gemm2d(a, b)
+
+    def gemm2d(self, a: Any, b: Any, c: Any = None, alpha: float = 1.0, beta: float = 0.0,
+               out: Any = None) -> Any:
+        """alpha * a @ b + beta * c of 2-D operands with this module, into
+        ``out`` or a new result of a's element type: for using one loaded
+        module directly (the pin checks, the tour's scalar column)."""
+        if out is None:
+            va = _View("a", a, self.codes["dtypes"])
+            try:
+                fmt, size = (va.buf.format or b"B").decode("ascii"), va.buf.itemsize
+                m = va.shape[0]
+            finally:
+                va.release()
+            n = memoryview(b).shape[-1]
+            out = _new_result(fmt, size, getattr(a, "dtype", None), m, n)
+        return self.gemm(alpha, a, b, beta, c, out, None)
+
+    def gemm_requant(self, a: Any, b: Any, scale_kind: int, scale: Any, zero_point: int,
+                     bias_kind: int, bias: Any, out: Any) -> Any:
+        """Requantized int8 product into ``out``: gemmkit_gemm_requant_batched."""
         views: list[_View] = []
+        codes = self.codes["dtypes"]
         try:
-            va = _View("a", a, False, "int8")
+            va = _View("a", a, codes)
             views.append(va)
             packed = b if isinstance(b, _PackedHandle) else None
+            vb = None
             if packed is not None:
                 self._own(packed)
-                b_shape = (packed.k, packed.n)
             else:
-                vb = _View("b", b, False, "int8")
+                vb = _View("b", b, codes)
                 views.append(vb)
-                b_shape = vb.shape
-            _check_shapes(va.shape, b_shape, None, out)
-            m, k = va.shape
-            n = b_shape[1]
-            vo = _View("out", out, True, out_dtype)
+            vo = _View("out", out, codes, writable=True)
             views.append(vo)
-            _expect(vo, out_dtype, m, n)
-            vs = _View("scale", scale, False, "float32", ndim=1)
+            vs = _View("scale", scale, codes, vector=True)
             views.append(vs)
-            vbias = None
+            rq = _Requant(scale_kind=scale_kind, scale=vs.op, zero_point=zero_point,
+                          bias_kind=bias_kind)
             if bias is not None:
-                vbias = _View("bias", bias, False, "int32", ndim=1)
+                vbias = _View("bias", bias, codes, vector=True)
                 views.append(vbias)
-            tail = (scale_kind, vs.ptr, vs.strides[0], zero_point, bias_kind,
-                    vbias.ptr if vbias else None, vbias.strides[0] if vbias else 0,
-                    vo.ptr, vo.strides[0], vo.strides[1])
-            code_out = _dtypes.CODES[out_dtype]
-            if packed is not None:
-                if packed.dtype != "int8":
-                    raise DTypeError(
-                        "gemmkit: gemm_requant needs an int8 packed operand, but the "
-                        f"packed b holds {packed.dtype}")
-                status = self._abi("gemmkit_gemm_requant_packed")(
-                    code_out, m, va.ptr, va.strides[0], va.strides[1], packed.ptr, *tail)
-            else:
-                status = self._abi("gemmkit_gemm_requant")(
-                    code_out, m, n, k, va.ptr, va.strides[0], va.strides[1],
-                    vb.ptr, vb.strides[0], vb.strides[1], *tail)
-            self.check(status)
+                rq.bias = vbias.op
+            self.check(self._abi("gemmkit_gemm_requant_batched")(
+                ctypes.byref(va.op), None if vb is None else ctypes.byref(vb.op),
+                None if packed is None else packed.ptr, ctypes.byref(rq),
+                ctypes.byref(vo.op)))
             return out
         finally:
             for v in views:
                 v.release()
 
-    def prepack_rhs(self, in_dtype: str, b: Any) -> tuple[_PackedHandle, dict[str, Any]]:
+    def prepack_rhs(self, b: Any) -> tuple[_PackedHandle, dict[str, Any]]:
         """(handle, info) for a packed copy of ``b`` (gemmkit_prepack_rhs)."""
-        vb = _View("b", b, False, in_dtype)
+        vb = _View("b", b, self.codes["dtypes"])
         try:
-            k, n = vb.shape
+            if len(vb.shape) != 2:
+                raise ShapeError(f"gemmkit: b must be 2-D, got ndim={len(vb.shape)}")
+            op = vb.op
             ptr = ctypes.c_void_p()
             status = self._abi("gemmkit_prepack_rhs")(
-                _dtypes.CODES[in_dtype], k, n, vb.ptr, vb.strides[0], vb.strides[1],
-                ctypes.byref(ptr))
+                op.dtype, op.rows, op.cols, op.data, op.rs, op.cs, ctypes.byref(ptr))
         finally:
             vb.release()
         self.check(status)
-        handle = _PackedHandle(self, ptr.value, in_dtype, k, n)
         info = json.loads(self._abi("gemmkit_packed_rhs_describe")(ptr.value).decode())
-        return handle, info
+        return _PackedHandle(self, ptr.value, info["dtype"], op.rows, op.cols), info
 
     def dispatch_info(self) -> dict[str, Any]:
         raw = self._lib.gemmkit_dispatch_info_json()
         if raw is None:
-            raise error_from_status(_STATUS_ISA, self.last_error())
+            raise IsaError(self.last_error())
         info = json.loads(raw.decode())
         # The core's keys win; these fill what only this layer knows.
         info["backend"] = NAME
@@ -502,37 +493,11 @@ class Library:
 
     def set_num_threads(self, n: int) -> None:
         if n < 0:
-            raise error_from_status(
-                _STATUS_VALUE, f"gemmkit: set_num_threads({n}): n must be >= 0")
+            raise ArgumentError(f"gemmkit: set_num_threads({n}): n must be >= 0")
         self.check(self._lib.gemmkit_set_num_threads(n))
 
     def get_num_threads(self) -> int:
         return int(self._lib.gemmkit_get_num_threads())
-
-
-def _check_shapes(a_shape: tuple, b_shape: tuple, c: Any, out: Any) -> None:
-    # The C ABI takes bare m, n, k, so the shapes it cannot see are checked
-    # here, with the native core's messages (shared with _api).
-    from ._api import check_gemm_shapes
-
-    def shape(x: Any) -> tuple | None:
-        if x is None:
-            return None
-        s = getattr(x, "shape", None)
-        return tuple(s) if s is not None else None
-
-    check_gemm_shapes(a_shape, b_shape, shape(c), shape(out))
-
-
-def _expect(view: _View, dtype: str, m: int, n: int) -> None:
-    if view.dtype != dtype:
-        raise DTypeError(
-            f"gemmkit: dtype mismatch: the result is {dtype} but {view.name} is "
-            f"{view.dtype} (gemmkit does not convert; cast explicitly)")
-    if view.shape != (m, n):
-        raise ShapeError(
-            f"gemmkit: {view.name} is {view.shape[0]}x{view.shape[1]}, "
-            f"expected {m}x{n}")
 
 
 def _pin_from_env() -> str | None:
@@ -557,11 +522,28 @@ def _np() -> Any:
     return _numpy
 
 
-def _new_result(dtype: str, m: int, n: int) -> Any:
+def _new_result(fmt: str, itemsize: int, dtype: Any, m: int, n: int) -> Any:
+    """A new C-contiguous (m, n) result like an operand of struct format
+    ``fmt`` (numpy ``dtype`` when it is an array)."""
     np = _np()
     if np is not None:
-        return np.empty((m, n), dtype=dtype)
-    return _dtypes.buffer_result(dtype, m, n)
+        return np.empty((m, n), dtype=dtype if dtype is not None else fmt)
+    return buffer_result(fmt.lstrip("@=<"), itemsize, m, n)
+
+
+def buffer_result(code: str, itemsize: int, m: int, n: int) -> memoryview:
+    """A new C-contiguous (m, n) memoryview of struct format ``code`` (a
+    result without numpy).  memoryview.cast refuses a zero in the shape, so
+    an (m, 0) result is a ctypes-backed view of the same shape."""
+    if n == 0:
+        return memoryview((_CTYPE_OF[code] * 0 * m)())
+    if m == 0:
+        return memoryview(bytearray(n * itemsize)).cast(code, (1, n))[0:0]
+    return memoryview(bytearray(m * n * itemsize)).cast(code, (m, n))
+
+
+_CTYPE_OF = {"f": ctypes.c_float, "d": ctypes.c_double, "e": ctypes.c_uint16,
+             "b": ctypes.c_int8, "i": ctypes.c_int32, "B": ctypes.c_uint8, "q": ctypes.c_int64}
 
 
 # --------------------------------------------------------------------------
@@ -586,6 +568,19 @@ def _library() -> Library:
     return _default
 
 
+def _codes() -> dict[str, Any]:
+    """The loaded module's code tables.  Where it cannot load (an engine
+    without simd128) every call raises IsaError before any table is used,
+    so a table of the same shape with nothing in it stands in."""
+    try:
+        return _library().codes
+    except IsaError:
+        return {"status": {}, "dtypes": {}, "itemsize": {}, "pairs": {}, "accumulators": {},
+                "requant_outputs": [], "activations": {"none": 0, "relu": 1, "clip": 2,
+                                                       "leaky_relu": 3},
+                "bias_kinds": {"none": 0, "per_row": 1, "per_col": 2}}
+
+
 def version() -> str:
     """The library version; answers even where the module cannot load (an
     engine without simd128), so that ``import gemmkit`` always works."""
@@ -605,23 +600,21 @@ def version() -> str:
         return "0+unknown"
 
 
-def gemm2d(a: Any, b: Any, c: Any, alpha: float, beta: float, out: Any) -> Any:
-    return _library().gemm2d(a, b, c, alpha, beta, out)
+def gemm(alpha: float, a: Any, b: Any, beta: float, c: Any, out: Any, epilogue: Any) -> Any:
+    return _library().gemm(alpha, a, b, beta, c, out, epilogue)
 
 
-def gemm_typed(in_dtype: str, out_dtype: str, a: Any, b: Any, c: Any, alpha: float,
-               beta: float, out: Any) -> Any:
-    return _library().gemm_typed(in_dtype, out_dtype, a, b, c, alpha, beta, out)
+def matmul2d(a: Any, b: Any) -> Any:
+    return _library().matmul2d(a, b)
 
 
-def gemm_requant(out_dtype: str, a: Any, b: Any, scale_kind: int, scale: Any,
-                 zero_point: int, bias_kind: int, bias: Any, out: Any) -> Any:
-    return _library().gemm_requant(out_dtype, a, b, scale_kind, scale, zero_point,
-                                   bias_kind, bias, out)
+def gemm_requant(a: Any, b: Any, scale_kind: int, scale: Any, zero_point: int,
+                 bias_kind: int, bias: Any, out: Any) -> Any:
+    return _library().gemm_requant(a, b, scale_kind, scale, zero_point, bias_kind, bias, out)
 
 
-def prepack_rhs(in_dtype: str, b: Any) -> tuple[_PackedHandle, dict[str, Any]]:
-    return _library().prepack_rhs(in_dtype, b)
+def prepack_rhs(b: Any) -> tuple[_PackedHandle, dict[str, Any]]:
+    return _library().prepack_rhs(b)
 
 
 def dispatch_info() -> dict[str, Any]:
@@ -647,9 +640,10 @@ __all__ = [
     "Library",
     "available_isas",
     "dispatch_info",
-    "gemm2d",
+    "CODES",
+    "gemm",
     "gemm_requant",
-    "gemm_typed",
+    "matmul2d",
     "get_num_threads",
     "may_share_memory",
     "prepack_rhs",
@@ -657,3 +651,7 @@ __all__ = [
     "simd128_supported",
     "version",
 ]
+
+
+CODES = _codes()
+install_status_codes(CODES["status"])

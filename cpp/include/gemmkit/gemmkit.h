@@ -69,15 +69,28 @@ GEMMKIT_API int gemmkit_dgemm(size_t m, size_t n, size_t k, double alpha,
                               ptrdiff_t cs_ci, double* c_out, ptrdiff_t rs_co,
                               ptrdiff_t cs_co);
 
-/* Element types of the generic entries below. */
+typedef struct gemmkit_packed_rhs gemmkit_packed_rhs;
+
+/* Element types.  Every type numpy has a fixed-size name for has a code,
+ * so a front end can describe any operand and let the core say what it does
+ * not compute (gemmkit_codes_json() lists which pairs it does). */
 typedef enum gemmkit_dtype {
+  GEMMKIT_DTYPE_UNKNOWN = -1, /* a type gemmkit cannot even name */
   GEMMKIT_F32 = 0,
   GEMMKIT_F64 = 1,
   GEMMKIT_F16 = 2,  /* IEEE binary16 */
   GEMMKIT_BF16 = 3, /* bfloat16 */
   GEMMKIT_I8 = 4,
   GEMMKIT_I32 = 5,
-  GEMMKIT_U8 = 6
+  GEMMKIT_U8 = 6,
+  GEMMKIT_BOOL = 7,
+  GEMMKIT_I16 = 8,
+  GEMMKIT_I64 = 9,
+  GEMMKIT_U16 = 10,
+  GEMMKIT_U32 = 11,
+  GEMMKIT_U64 = 12,
+  GEMMKIT_C64 = 13,  /* complex<float> */
+  GEMMKIT_C128 = 14  /* complex<double> */
 } gemmkit_dtype;
 
 /* Any supported (input, output) pair: (F32, F32), (F64, F64), (F16, F16),
@@ -104,7 +117,6 @@ GEMMKIT_API int gemmkit_gemm_requant(
     void* c_out, ptrdiff_t rs_co, ptrdiff_t cs_co);
 
 /* A prepacked right-hand side (immutable; shareable between threads). */
-typedef struct gemmkit_packed_rhs gemmkit_packed_rhs;
 
 GEMMKIT_API int gemmkit_prepack_rhs(gemmkit_dtype in, size_t k, size_t n,
                                     const void* b, ptrdiff_t rs_b,
@@ -131,12 +143,115 @@ GEMMKIT_API int gemmkit_gemm_requant_packed(
     const int* bias, ptrdiff_t bias_stride, void* c_out, ptrdiff_t rs_co,
     ptrdiff_t cs_co);
 
+/* ---------------------------------------------------------------------
+ * The operand door: one descriptor for every operand of every call.
+ *
+ * An operand is a matrix, or a batch of equally shaped matrices, of one
+ * element type.  Strides count elements (not bytes) and may be negative or
+ * zero (a zero batch stride broadcasts one matrix over the batch; zero row
+ * or column strides broadcast a row or a column, which only inputs may do).
+ * A vector (a bias, a scale) is rows values at stride rs, cols = 1.
+ * The core checks everything about it: the dtype (pair), the shapes, the
+ * batch counts (1 broadcasts), that every extent is addressable, that the
+ * output addresses each element of the whole batch once and is writable,
+ * and that it shares no byte with an input (c may be out itself).
+ */
+enum { GEMMKIT_OPERAND_READONLY = 1 /* the memory must not be written */ };
+
+typedef struct gemmkit_operand {
+  void* data;        /* element (0, 0) of matrix 0 */
+  int dtype;         /* gemmkit_dtype */
+  int flags;         /* GEMMKIT_OPERAND_* */
+  size_t batch;      /* matrices (1 for one matrix; 0: an empty batch) */
+  size_t rows, cols; /* of each matrix */
+  ptrdiff_t batch_stride, rs, cs;
+} gemmkit_operand;
+
+/* Bias placement (epilogues and requantization). */
+enum {
+  GEMMKIT_BIAS_NONE = 0,
+  GEMMKIT_BIAS_PER_ROW = 1, /* one value per output row (m values) */
+  GEMMKIT_BIAS_PER_COL = 2  /* one value per output column (n values) */
+};
+
+/* Activations of the fused epilogue:
+ *   RELU        max(v, 0); NaN -> 0, -0 -> +0
+ *   LEAKY_RELU  max(v, 0) + slope * min(v, 0); NaN -> 0, -0 -> +0;
+ *               slope finite
+ *   CLIP        min(max(v, lo), hi); lo <= hi */
+enum {
+  GEMMKIT_ACT_NONE = 0,
+  GEMMKIT_ACT_RELU = 1,
+  GEMMKIT_ACT_CLIP = 2,
+  GEMMKIT_ACT_LEAKY_RELU = 3
+};
+
+/* out = act(alpha * A * B + beta * C + bias), floating-point types only.
+ * bias is a vector in the accumulator type (float32 for float16 and
+ * bfloat16 inputs); the same bias serves every matrix of a batch. */
+typedef struct gemmkit_epilogue {
+  int bias_kind; /* GEMMKIT_BIAS_* */
+  gemmkit_operand bias;
+  int activation; /* GEMMKIT_ACT_* */
+  double slope;   /* LEAKY_RELU */
+  double lo, hi;  /* CLIP */
+} gemmkit_epilogue;
+
+/* Requantization of an int8 product (see gemmkit_gemm_requant): scale is
+ * a float32 vector of 1, m or n values (scale_kind 0, 1, 2), bias an int32
+ * vector of m or n values (bias_kind GEMMKIT_BIAS_*). */
+typedef struct gemmkit_requant {
+  int scale_kind;
+  gemmkit_operand scale;
+  int zero_point;
+  int bias_kind;
+  gemmkit_operand bias;
+} gemmkit_requant;
+
+/* out[i] = act(alpha * a[i] @ b[i] + beta * c[i] + bias) for every matrix i
+ * of out's batch, as one call: parallel across the batch when each product
+ * is small, across tiles when it is large.  b is NULL when packed_b is
+ * given (then a's matrices are multiplied by it); c may be NULL (beta is
+ * then ignored); epilogue may be NULL.  alpha and beta are converted to the
+ * accumulator type (for int8: integers in int32 range). */
+GEMMKIT_API int gemmkit_gemm_batched(double alpha, const gemmkit_operand* a,
+                                     const gemmkit_operand* b,
+                                     const gemmkit_packed_rhs* packed_b,
+                                     double beta, const gemmkit_operand* c,
+                                     const gemmkit_operand* out,
+                                     const gemmkit_epilogue* epilogue);
+
+/* The requantized int8 product of every matrix of out's batch (out int8 or
+ * uint8); b or packed_b as above. */
+GEMMKIT_API int gemmkit_gemm_requant_batched(const gemmkit_operand* a,
+                                             const gemmkit_operand* b,
+                                             const gemmkit_packed_rhs* packed_b,
+                                             const gemmkit_requant* rq,
+                                             const gemmkit_operand* out);
+
+/* The code tables front ends read instead of copying them, as JSON:
+ * "abi_version"; "status": {name: code} ("ok", "shape", "dtype", "stride",
+ * "overlap", "value", "isa", "alloc", "internal"); "dtypes": {name: code};
+ * "itemsize": {name: bytes}; "pairs": {input name: [output names, the
+ * default first]}; "accumulators": {input name: accumulator name};
+ * "requant_outputs": [names]; "activations" and
+ * "bias_kinds": {name: code}.  Owned by the library. */
+GEMMKIT_API const char* gemmkit_codes_json(void);
+
 /* Dispatch decision as a JSON object keyed by dtype name ("float32", ...),
  * each with "isa", "kernel", "mr", "nr", "depth_multiple"; plus "threads",
  * "cpu_features" and "compiled_isas".  Returns NULL (and sets the last error,
  * status GEMMKIT_ERROR_ISA) when GEMMKIT_REQUIRE_ISA cannot be honoured.
  * The string is owned by the library and lives until the process ends. */
 GEMMKIT_API const char* gemmkit_dispatch_info_json(void);
+
+/* Every ISA gemmkit knows (its registry, all architectures, whatever this
+ * build holds), as a JSON array of objects {"name", "arch" ("x86_64",
+ * "aarch64", "wasm32" or "any"), "aliases": [further GEMMKIT_REQUIRE_ISA
+ * values], "features": [CPU features it needs, as "cpu_features" of
+ * gemmkit_dispatch_info_json spells them]}, so a front end can name any
+ * pin.  Never NULL; static, owned by the library. */
+GEMMKIT_API const char* gemmkit_isa_table_json(void);
 
 /* Worker threads used by large GEMMs; n == 0 restores the default
  * (GEMMKIT_NUM_THREADS, else the cores available to the process). */

@@ -133,6 +133,17 @@ template <class O>
 int gemm_requant_packed(const MatrixRef<std::int8_t>& a, const PackedRhs& b,
                         const Requantize& rq, const MatrixMut<O>& c_out);
 
+// The operand door (gemmkit.h's descriptors), type-erased: every operand
+// of every call of the batch, the dtype pair included, is checked here.
+// out[i] = act(alpha * a[i] b[i] + beta * c[i] + bias) for each matrix i
+// of out's batch; b is null when packed_b is given; c and epilogue may be.
+int gemm_batched(double alpha, const gemmkit_operand& a, const gemmkit_operand* b,
+                 const PackedRhs* packed_b, double beta, const gemmkit_operand* c,
+                 const gemmkit_operand& out, const gemmkit_epilogue* epilogue = nullptr);
+int gemm_requant_batched(const gemmkit_operand& a, const gemmkit_operand* b,
+                         const PackedRhs* packed_b, const gemmkit_requant& rq,
+                         const gemmkit_operand& out);
+
 // Message of the last failed call on this thread ("" after success).
 const char* last_error();
 

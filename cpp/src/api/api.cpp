@@ -13,10 +13,12 @@
 #include <cstdlib>
 #include <type_traits>
 
+#include "api/batched.hpp"
 #include "api/error.hpp"
 #include "dispatch/select.hpp"
 #include "gemmkit/gemmkit.hpp"
 #include "gemmkit/version.h"
+#include "parallel/thread_pool.hpp"
 #include "scalar/half.hpp"
 #include "scalar/requant.hpp"
 #include "tuning/tuning.hpp"
@@ -86,26 +88,39 @@ bool overlaps(const Span& x, const Span& y) {
   return !x.empty && !y.empty && x.lo < y.hi && y.lo < x.hi;
 }
 
-// True when (i, j) -> i*rs + j*cs is one-to-one on the view.  Sufficient
-// test: the smaller stride is non-zero and the larger one steps over the
-// whole extent of the smaller dimension (how every strided array that does
-// not alias itself is laid out).
-bool addresses_uniquely(index_t rows, index_t cols, index_t rs, index_t cs) {
-  if (rows == 0 || cols == 0 || (rows <= 1 && cols <= 1)) return true;
-  if (rows <= 1) return cs != 0;
-  if (cols <= 1) return rs != 0;
-  // Order the two strides: s1 the smaller one, d1 the extent it steps over.
-  index_t s1 = rs < 0 ? -rs : rs, d1 = rows;
-  index_t s2 = cs < 0 ? -cs : cs;
-  if (s1 > s2 || (s1 == s2 && rows > cols)) {
-    const index_t t = s1;
-    s1 = s2;
-    s2 = t;
-    d1 = cols;
+// True when the index -> sum(index[d] * stride[d]) map of a view with
+// these extents is one-to-one.  Sufficient test (exact for every layout an
+// array library makes): ordered by |stride|, each stride steps past the
+// whole reach of the smaller ones.  Dimensions of extent 1 never step.
+bool addresses_uniquely(int dims, const index_t* extent, const index_t* stride) {
+  index_t s[3], d[3];
+  int n = 0;
+  for (int i = 0; i < dims; ++i) {
+    if (extent[i] == 0) return true;  // touches nothing
+    if (extent[i] == 1) continue;
+    index_t v = stride[i] < 0 ? -stride[i] : stride[i];
+    if (stride[i] == PTRDIFF_MIN) return false;
+    int j = n++;
+    for (; j > 0 && s[j - 1] > v; --j) {  // insertion sort, ascending
+      s[j] = s[j - 1];
+      d[j] = d[j - 1];
+    }
+    s[j] = v;
+    d[j] = extent[i];
   }
-  index_t reach;
-  if (s1 == 0 || mul_overflows(s1, d1, &reach)) return false;
-  return s2 >= reach;
+  index_t reach = 0;  // the largest offset the smaller strides reach
+  for (int i = 0; i < n; ++i) {
+    index_t step;
+    if (s[i] <= reach || mul_overflows(s[i], d[i] - 1, &step) ||
+        __builtin_add_overflow(reach, step, &reach))
+      return false;
+  }
+  return true;
+}
+
+bool addresses_uniquely(index_t rows, index_t cols, index_t rs, index_t cs) {
+  const index_t extent[2] = {rows, cols}, stride[2] = {rs, cs};
+  return addresses_uniquely(2, extent, stride);
 }
 
 // The run entry of a descriptor for output type O.
@@ -571,6 +586,250 @@ PackedRhsInfo packed_rhs_info(const PackedRhs& p) {
 }
 
 const char* packed_rhs_json(const PackedRhs& p) { return p.json; }
+
+namespace api {
+
+namespace {
+
+// An operand's matrix 0 as the typed views of the C++ API.
+template <class T>
+MatrixRef<T> ref_of(const gemmkit_operand& op) {
+  return {static_cast<const T*>(op.data), index_t(op.rows), index_t(op.cols), op.rs, op.cs};
+}
+
+template <class T>
+MatrixMut<T> mut_of(const gemmkit_operand& op) {
+  return {static_cast<T*>(op.data), index_t(op.rows), index_t(op.cols), op.rs, op.cs};
+}
+
+// Element offset of matrix i: batches of one broadcast.
+index_t batch_step(const gemmkit_operand& op) { return op.batch == 1 ? 0 : op.batch_stride; }
+
+// The byte span of a whole batch: matrix 0's, widened by batch - 1 steps.
+template <class T>
+int batch_span(const char* name, const gemmkit_operand& op, index_t batch, Span* out) {
+  int st;
+  if ((st = span_of(name, static_cast<const T*>(op.data), index_t(op.rows), index_t(op.cols),
+                    op.rs, op.cs, out)))
+    return st;
+  if (batch == 0) out->empty = true;
+  const index_t bs = batch_step(op);
+  if (out->empty || batch <= 1 || bs == 0) return GEMMKIT_OK;
+  index_t reach;
+  if (bs == PTRDIFF_MIN || mul_overflows(batch - 1, bs < 0 ? -bs : bs, &reach) ||
+      mul_overflows(reach, index_t(sizeof(T)), &reach))
+    return fail(GEMMKIT_ERROR_STRIDE,
+                "gemmkit: %s batch of %td matrices (batch stride %td) is too large to address",
+                name, batch, bs);
+  if (bs < 0) out->lo -= std::uintptr_t(reach);
+  else out->hi += std::uintptr_t(reach);
+  return GEMMKIT_OK;
+}
+
+// Sizes first: everything after works in index_t.
+int check_operand_dims(const char* name, const gemmkit_operand& op, std::size_t batch) {
+  const std::size_t limit = std::size_t(PTRDIFF_MAX);
+  if (op.rows > limit || op.cols > limit || op.batch > limit)
+    return fail(GEMMKIT_ERROR_SHAPE, "gemmkit: %s has a dimension too large to address", name);
+  if (op.batch != batch && op.batch != 1)
+    return fail(GEMMKIT_ERROR_SHAPE,
+                "gemmkit: batch mismatch: %s holds %zu matrices but out holds %zu "
+                "(a batch of 1 broadcasts)",
+                name, op.batch, batch);
+  return GEMMKIT_OK;
+}
+
+// Products below this many multiply-adds run one per thread across the
+// batch; larger ones share the threads tile by tile.  (Measured on the
+// 2-core Xeon of 2026-12: a 128^3 product gains little from a second
+// thread, a batch of them nearly 2x.)
+constexpr double kBatchParallelWork = 128.0 * 128.0 * 128.0;
+// Below this much work in all, waking the pool costs more than it gives.
+constexpr double kBatchMinParallelWork = 32.0 * 32.0 * 32.0;
+
+template <class L, class O>
+struct BatchJob {
+  const dispatch::Selection<L>* sel;
+  GemmTask<L, acc_t<L>, O> t0;
+  const PackedRhs* packed;
+  index_t batch, step_a, step_b, step_c, step_o;
+  bool reads_ab, requant;
+  int status;  // the first failure (written under the pool's barrier rules: one int)
+};
+
+template <class L, class O>
+int run_one(const BatchJob<L, O>& job, index_t i) {
+  GemmTask<L, acc_t<L>, O> t = job.t0;
+  if (t.a) t.a += i * job.step_a;
+  if (t.b) t.b += i * job.step_b;
+  if (t.c_in) t.c_in += i * job.step_c;
+  t.c_out += i * job.step_o;
+  return execute(*job.sel, job.reads_ab && job.packed ? packed_task(t, *job.packed) : t,
+                 job.reads_ab, job.requant);
+}
+
+template <class L, class O>
+void batch_worker(void* ctx, const parallel::Team& team) {
+  auto& job = *static_cast<BatchJob<L, O>*>(ctx);
+  const index_t lo = job.batch * team.tid / team.size;
+  const index_t hi = job.batch * (team.tid + 1) / team.size;
+  for (index_t i = lo; i < hi; ++i) {
+    const int st = run_one(job, i);
+    if (st != GEMMKIT_OK) {
+      __atomic_store_n(&job.status, st, __ATOMIC_RELAXED);
+      return;
+    }
+  }
+}
+
+template <class L, class O>
+int run_batch(BatchJob<L, O>& job) {
+  const auto& t = job.t0;
+  const double work = double(t.m) * double(t.n) * double(t.k);
+  const int threads = t.max_threads;
+  const bool across = job.batch > 1 && threads > 1 &&
+                      work * double(job.batch) >= kBatchMinParallelWork &&
+                      (work < kBatchParallelWork || job.batch >= 2 * index_t(threads));
+  if (!across) {
+    for (index_t i = 0; i < job.batch; ++i)
+      if (int st = run_one(job, i)) return st;
+    return GEMMKIT_OK;
+  }
+  job.t0.max_threads = 1;  // one product per thread; the results do not depend on it
+  job.status = GEMMKIT_OK;
+  const int team = job.batch < index_t(threads) ? int(job.batch) : threads;
+  parallel::run(team, &batch_worker<L, O>, &job);
+  const int st = __atomic_load_n(&job.status, __ATOMIC_RELAXED);
+  if (st == GEMMKIT_ERROR_ALLOC)
+    return fail(st, "gemmkit: could not allocate the packing workspace");
+  return st;
+}
+
+// Everything the door checks, then the batch.  rq is non-null for the
+// requantized outputs.
+template <class L, class O>
+int door(acc_t<L> alpha, const gemmkit_operand& a, const gemmkit_operand* b,
+         const PackedRhs* packed, acc_t<L> beta, const gemmkit_operand* c,
+         const gemmkit_operand& out, const FusedEpilogue<acc_t<L>>* epilogue,
+         const Requantize* rq) {
+  using A = acc_t<L>;
+  clear_error();
+  const dispatch::Selection<L>* sel;
+  int st;
+  if ((st = selected(&sel))) return st;
+  if (out.flags & GEMMKIT_OPERAND_READONLY)
+    return fail(GEMMKIT_ERROR_STRIDE, "gemmkit: out is read-only");
+  const std::size_t nb = out.batch;
+  if ((st = check_operand_dims("out", out, nb)) || (st = check_operand_dims("a", a, nb)) ||
+      (b && (st = check_operand_dims("b", *b, nb))) ||
+      (c && (st = check_operand_dims("c", *c, nb))))
+    return st;
+  const index_t batch = index_t(nb);
+  if (packed && (st = check_packed(*sel, *packed, index_t(a.cols)))) return st;
+
+  if (batch == 0) {
+    // An empty batch touches no memory: only the shapes must agree.  Its
+    // views are checked as contiguous and unread (alpha 0, no c).
+    const MatrixRef<L> va0{nullptr, index_t(a.rows), index_t(a.cols), index_t(a.cols), 1};
+    const MatrixRef<L> vb0{nullptr, packed ? packed->k : index_t(b->rows),
+                           packed ? packed->n : index_t(b->cols), 1, 1};
+    const MatrixMut<O> vo0{nullptr, index_t(out.rows), index_t(out.cols), index_t(out.cols), 1};
+    GemmTask<L, A, O> t0;
+    bool reads0;
+    return prepare<L, O>(A(0), va0, vb0, A(0), nullptr, vo0, epilogue, &t0, &reads0);
+  }
+  // Matrix 0 carries the shape, stride, epilogue and pairwise checks.
+  const MatrixRef<L> va = ref_of<L>(a);
+  const MatrixRef<L> vb = packed ? MatrixRef<L>{nullptr, packed->k, packed->n, 0, 0}
+                                 : ref_of<L>(*b);
+  const MatrixRef<O> vc = c ? ref_of<O>(*c) : MatrixRef<O>{};
+  const MatrixMut<O> vo = mut_of<O>(out);
+  GemmTask<L, A, O> t;
+  bool reads_ab;
+  Span so0;
+  if ((st = prepare<L, O>(alpha, va, vb, beta, c ? &vc : nullptr, vo, epilogue, &t, &reads_ab,
+                          &so0)))
+    return st;
+
+  // The whole batch: addressable, written once, disjoint from the inputs.
+  Span sa, sb{0, 0, true}, sc{0, 0, true}, so;
+  if ((st = batch_span<L>("a", a, batch, &sa)) ||
+      (b && (st = batch_span<L>("b", *b, batch, &sb))) ||
+      (c && (st = batch_span<O>("c", *c, batch, &sc))) ||
+      (st = batch_span<O>("out", out, batch, &so)))
+    return st;
+  const index_t extent[3] = {batch, t.m, t.n};
+  const index_t stride[3] = {out.batch_stride, out.rs, out.cs};
+  if (batch > 1 && !addresses_uniquely(3, extent, stride))
+    return fail(GEMMKIT_ERROR_STRIDE,
+                "gemmkit: out batch of %td matrices of %tdx%td (strides %td, %td, %td) "
+                "aliases itself; out must address each element uniquely",
+                batch, t.m, t.n, out.batch_stride, out.rs, out.cs);
+  if (reads_ab && overlaps(so, sa))
+    return fail(GEMMKIT_ERROR_OVERLAP,
+                "gemmkit: out overlaps a; the output must not share memory with an "
+                "input (gemmkit makes no hidden copies)");
+  if (reads_ab && overlaps(so, sb))
+    return fail(GEMMKIT_ERROR_OVERLAP,
+                "gemmkit: out overlaps b; the output must not share memory with an "
+                "input (gemmkit makes no hidden copies)");
+  const bool same_c = c && c->data == out.data && batch_step(*c) == out.batch_stride &&
+                      (t.m <= 1 || c->rs == out.rs) && (t.n <= 1 || c->cs == out.cs);
+  if (t.c_in && !same_c && overlaps(so, sc))
+    return fail(GEMMKIT_ERROR_OVERLAP,
+                "gemmkit: out overlaps c without being the same view (an in-place "
+                "update needs out to be c itself)");
+  if (t.epi.bias_kind != BiasKind::kNone && batch > 1) {
+    Span sbias;
+    const index_t len = epilogue->bias_len;
+    if ((st = span_of("bias", t.epi.bias, len, 1, t.epi.bias_stride, 1, &sbias))) return st;
+    if (overlaps(so, sbias)) return fail(GEMMKIT_ERROR_OVERLAP, "gemmkit: out overlaps bias");
+  }
+  if (rq && (st = prepare_requant<O>(*rq, t.m, t.n, so, &t.rq))) return st;
+
+  BatchJob<L, O> job{sel, t, packed, batch, batch_step(a), b ? batch_step(*b) : 0,
+                     c ? batch_step(*c) : 0, out.batch_stride, reads_ab, rq != nullptr,
+                     GEMMKIT_OK};
+  return run_batch(job);
+}
+
+}  // namespace
+
+template <class L, class O>
+int gemm_operands(acc_t<L> alpha, const gemmkit_operand& a, const gemmkit_operand* b,
+                  const PackedRhs* packed, acc_t<L> beta, const gemmkit_operand* c,
+                  const gemmkit_operand& out, const FusedEpilogue<acc_t<L>>* epilogue) {
+  return door<L, O>(alpha, a, b, packed, beta, c, out, epilogue, nullptr);
+}
+
+template <class O>
+int requant_operands(const gemmkit_operand& a, const gemmkit_operand* b,
+                     const PackedRhs* packed, const Requantize& rq,
+                     const gemmkit_operand& out) {
+  return door<std::int8_t, O>(1, a, b, packed, 0, nullptr, out, nullptr, &rq);
+}
+
+#define GEMMKIT_INSTANTIATE_OPERANDS(L, O)                                            \
+  template int gemm_operands<L, O>(acc_t<L>, const gemmkit_operand&,                  \
+                                   const gemmkit_operand*, const PackedRhs*, acc_t<L>, \
+                                   const gemmkit_operand*, const gemmkit_operand&,    \
+                                   const FusedEpilogue<acc_t<L>>*);
+GEMMKIT_INSTANTIATE_OPERANDS(float, float)
+GEMMKIT_INSTANTIATE_OPERANDS(double, double)
+GEMMKIT_INSTANTIATE_OPERANDS(float16, float16)
+GEMMKIT_INSTANTIATE_OPERANDS(float16, float)
+GEMMKIT_INSTANTIATE_OPERANDS(bfloat16, bfloat16)
+GEMMKIT_INSTANTIATE_OPERANDS(bfloat16, float)
+GEMMKIT_INSTANTIATE_OPERANDS(std::int8_t, std::int32_t)
+#undef GEMMKIT_INSTANTIATE_OPERANDS
+template int requant_operands<std::int8_t>(const gemmkit_operand&, const gemmkit_operand*,
+                                           const PackedRhs*, const Requantize&,
+                                           const gemmkit_operand&);
+template int requant_operands<std::uint8_t>(const gemmkit_operand&, const gemmkit_operand*,
+                                            const PackedRhs*, const Requantize&,
+                                            const gemmkit_operand&);
+
+}  // namespace api
 
 #define GEMMKIT_INSTANTIATE_GEMM(L, O)                                              \
   template int gemm<L, O>(acc_t<L>, const MatrixRef<L>&, const MatrixRef<L>&,       \

@@ -15,6 +15,7 @@
 #include <type_traits>
 
 #include "api/error.hpp"
+#include "api/packed_handle.hpp"
 #include "cache/cache_info.hpp"
 #include "dispatch/isa.hpp"
 #include "dispatch/select.hpp"
@@ -23,14 +24,6 @@
 #include "gemmkit/version.h"
 #include "tuning/tuning.hpp"
 
-// The C handle of a packed right-hand side: the C++ object plus what the C
-// ABI reports about it (the describe JSON lives as long as the handle).
-struct gemmkit_packed_rhs {
-  gemmkit::PackedRhs* packed;
-  gemmkit_dtype dtype;
-  size_t k, n;
-  char json[384];
-};
 
 namespace gemmkit {
 
@@ -280,14 +273,9 @@ const char* dispatch_info_json() {
   dispatch::format_cpu_features(features, sizeof features);
   char compiled[256] = "", usable[256] = "";
   char why[200];
-  // Best first: the order of the selection ladders.
-  const dispatch::Isa order[] = {
-      dispatch::Isa::amx,
-      dispatch::Isa::avx512bf16, dispatch::Isa::avx512vnni,
-      dispatch::Isa::avx512f,    dispatch::Isa::fma,
-      dispatch::Isa::neon,       dispatch::Isa::simd128,
-      dispatch::Isa::scalar};
-  for (dispatch::Isa isa : order) {
+  // Best first: the registry's rows read backwards (isa_registry.def).
+  for (int i = int(dispatch::Isa::count) - 1; i >= 0; --i) {
+    const dispatch::Isa isa = dispatch::kIsaRows[i].isa;
     if (dispatch::isa_compiled(isa)) {
       const size_t len = std::strlen(compiled);
       std::snprintf(compiled + len, sizeof compiled - len, "%s\"%s\"",
@@ -333,6 +321,48 @@ const char* dispatch_info_json() {
   std::snprintf(g_info + len, sizeof g_info - len, "}");
   return g_info;
 }
+
+namespace {
+
+// Every registry row, whatever this build holds, so a front end can name
+// any pin: [{"name","arch","aliases":[...],"features":[...]}, ...].
+const char* isa_table_json() {
+  struct Table {
+    char json[4096];
+  };
+  static const Table table = [] {
+    Table t{};
+    const size_t size = sizeof t.json;
+    auto words = [&](const char* key, const char* list) {
+      size_t len = std::strlen(t.json);
+      std::snprintf(t.json + len, size - len, ",\"%s\":[", key);
+      bool first = true;
+      dispatch::for_each_word(list, [&](const char* b, const char* e) {
+        len = std::strlen(t.json);
+        std::snprintf(t.json + len, size - len, "%s\"%.*s\"", first ? "" : ",",
+                      int(e - b), b);
+        first = false;
+      });
+      len = std::strlen(t.json);
+      std::snprintf(t.json + len, size - len, "]");
+    };
+    for (const dispatch::IsaRow& row : dispatch::kIsaRows) {
+      size_t len = std::strlen(t.json);
+      std::snprintf(t.json + len, size - len, "%s{\"name\":\"%s\",\"arch\":\"%s\"",
+                    len ? "," : "[", row.name, row.arch);
+      words("aliases", row.aliases);
+      words("features", row.features);
+      len = std::strlen(t.json);
+      std::snprintf(t.json + len, size - len, "}");
+    }
+    const size_t len = std::strlen(t.json);
+    std::snprintf(t.json + len, size - len, "]");
+    return t;
+  }();
+  return table.json;
+}
+
+}  // namespace
 
 }  // namespace gemmkit
 
@@ -487,6 +517,8 @@ GEMMKIT_API int gemmkit_gemm_requant_packed(
 GEMMKIT_API const char* gemmkit_dispatch_info_json(void) {
   return gemmkit::dispatch_info_json();
 }
+
+GEMMKIT_API const char* gemmkit_isa_table_json(void) { return gemmkit::isa_table_json(); }
 
 GEMMKIT_API int gemmkit_set_num_threads(size_t n) {
   gemmkit::set_num_threads(n);

@@ -1,0 +1,206 @@
+// L8 api: the operand door, type-erased.  One switch over the dtype pair
+// takes a call from gemmkit_operand descriptors to the typed entries of
+// api.cpp, which check everything else; the C ABI functions over it.
+#include <cstdint>
+#include <type_traits>
+
+#include "api/batched.hpp"
+#include "api/dtypes.hpp"
+#include "api/error.hpp"
+#include "api/packed_handle.hpp"
+#include "gemmkit/gemmkit.h"
+#include "gemmkit/gemmkit.hpp"
+
+namespace gemmkit {
+
+namespace {
+
+int null_operand(const char* name) {
+  return api::fail(GEMMKIT_ERROR_VALUE, "gemmkit: the %s operand is NULL", name);
+}
+
+// The C epilogue as the C++ one, for accumulator A.
+template <class A>
+int epilogue_of(const gemmkit_epilogue& e, int acc_code, FusedEpilogue<A>* out) {
+  if (e.bias_kind < GEMMKIT_BIAS_NONE || e.bias_kind > GEMMKIT_BIAS_PER_COL)
+    return api::fail(GEMMKIT_ERROR_VALUE,
+                     "gemmkit: bias_kind must be 0 (none), 1 (per row) or 2 (per "
+                     "column), got %d",
+                     e.bias_kind);
+  if (e.activation < GEMMKIT_ACT_NONE || e.activation > GEMMKIT_ACT_LEAKY_RELU)
+    return api::fail(GEMMKIT_ERROR_VALUE,
+                     "gemmkit: unknown activation code %d (none 0, relu 1, clip 2, "
+                     "leaky_relu 3)",
+                     e.activation);
+  FusedEpilogue<A> f{};
+  f.bias_kind = static_cast<Bias>(e.bias_kind);
+  if (e.bias_kind != GEMMKIT_BIAS_NONE) {
+    if (e.bias.dtype != acc_code)
+      return api::fail(GEMMKIT_ERROR_DTYPE,
+                       "gemmkit: bias is %s but this product accumulates in %s "
+                       "(the bias must have the accumulator's type)",
+                       api::dtype_name(e.bias.dtype), api::dtype_name(acc_code));
+    if (e.bias.cols != 1 || e.bias.batch > 1)
+      return api::fail(GEMMKIT_ERROR_SHAPE, "gemmkit: bias must be one vector");
+    f.bias = static_cast<const A*>(e.bias.data);
+    f.bias_len = index_t(e.bias.rows);
+    f.bias_stride = e.bias.rs;
+  }
+  f.act = static_cast<Act>(e.activation);
+  f.slope = A(e.slope);
+  f.lo = A(e.lo);
+  f.hi = A(e.hi);
+  *out = f;
+  return GEMMKIT_OK;
+}
+
+template <class L, class O>
+int typed_gemm(double alpha, const gemmkit_operand& a, const gemmkit_operand* b,
+               const PackedRhs* packed, double beta, const gemmkit_operand* c,
+               const gemmkit_operand& out, const gemmkit_epilogue* e, int acc_code) {
+  using A = acc_t<L>;
+  A al, be;
+  if constexpr (std::is_same_v<A, std::int32_t>) {
+    int ai, bi, st;
+    if ((st = api::to_int32_scalar(alpha, "alpha", &ai)) ||
+        (st = api::to_int32_scalar(beta, "beta", &bi)))
+      return st;
+    al = ai;
+    be = bi;
+  } else {
+    al = A(alpha);
+    be = A(beta);
+  }
+  FusedEpilogue<A> fe;
+  if (e) {
+    if (int st = epilogue_of<A>(*e, acc_code, &fe)) return st;
+  }
+  return api::gemm_operands<L, O>(al, a, b, packed, be, c, out, e ? &fe : nullptr);
+}
+
+constexpr int pair(int in, int out) { return in * 256 + out; }
+
+int packed_dtype(const PackedRhs& p) { return api::dtype_code(packed_rhs_info(p).dtype); }
+
+}  // namespace
+
+int gemm_batched(double alpha, const gemmkit_operand& a, const gemmkit_operand* b,
+                 const PackedRhs* packed, double beta,
+                 const gemmkit_operand* c, const gemmkit_operand& out,
+                 const gemmkit_epilogue* epilogue) {
+  api::clear_error();
+  if (!b && !packed) return null_operand("b");
+  const int in = a.dtype;
+  const int b_dtype = packed ? packed_dtype(*packed) : b->dtype;
+  if (b_dtype != in)
+    return api::fail(GEMMKIT_ERROR_DTYPE,
+                     "gemmkit: dtype mismatch: a is %s but %s is %s (gemmkit does "
+                     "not convert; cast explicitly)",
+                     api::dtype_name(in), packed ? "the packed b" : "b",
+                     api::dtype_name(b_dtype));
+  if (c && c->dtype != out.dtype)
+    return api::fail(GEMMKIT_ERROR_DTYPE,
+                     "gemmkit: dtype mismatch: out is %s but c is %s (gemmkit does "
+                     "not convert; cast explicitly)",
+                     api::dtype_name(out.dtype), api::dtype_name(c->dtype));
+#define GEMMKIT_CASE(IN, OUT, L, O, ACC)                                          \
+  case pair(IN, OUT):                                                             \
+    return typed_gemm<L, O>(alpha, a, b, packed, beta, c, out, epilogue, ACC);
+  switch (pair(in, out.dtype)) {
+    GEMMKIT_CASE(GEMMKIT_F32, GEMMKIT_F32, float, float, GEMMKIT_F32)
+    GEMMKIT_CASE(GEMMKIT_F64, GEMMKIT_F64, double, double, GEMMKIT_F64)
+    GEMMKIT_CASE(GEMMKIT_F16, GEMMKIT_F16, float16, float16, GEMMKIT_F32)
+    GEMMKIT_CASE(GEMMKIT_F16, GEMMKIT_F32, float16, float, GEMMKIT_F32)
+    GEMMKIT_CASE(GEMMKIT_BF16, GEMMKIT_BF16, bfloat16, bfloat16, GEMMKIT_F32)
+    GEMMKIT_CASE(GEMMKIT_BF16, GEMMKIT_F32, bfloat16, float, GEMMKIT_F32)
+    GEMMKIT_CASE(GEMMKIT_I8, GEMMKIT_I32, std::int8_t, std::int32_t, GEMMKIT_I32)
+    default:
+      break;
+  }
+#undef GEMMKIT_CASE
+  bool known_input = false;
+#define GEMMKIT_IS_INPUT(IN, OUT) known_input = known_input || (IN) == in;
+  GEMMKIT_FOR_EACH_PAIR(GEMMKIT_IS_INPUT)
+#undef GEMMKIT_IS_INPUT
+  if (!known_input) return api::unsupported_input("a", in);
+  return api::unsupported_pair(in, out.dtype);
+}
+
+int gemm_requant_batched(const gemmkit_operand& a, const gemmkit_operand* b,
+                         const PackedRhs* packed, const gemmkit_requant& rq, const gemmkit_operand& out) {
+  api::clear_error();
+  if (!b && !packed) return null_operand("b");
+  const int b_dtype = packed ? packed_dtype(*packed) : b->dtype;
+  if (a.dtype != GEMMKIT_I8 || b_dtype != GEMMKIT_I8)
+    return api::fail(GEMMKIT_ERROR_DTYPE,
+                     "gemmkit: gemm_requant needs int8 operands, but a has dtype %s "
+                     "and %s has dtype %s",
+                     api::dtype_name(a.dtype), packed ? "the packed b" : "b",
+                     api::dtype_name(b_dtype));
+  if (out.dtype != GEMMKIT_I8 && out.dtype != GEMMKIT_U8)
+    return api::fail(GEMMKIT_ERROR_DTYPE, "gemmkit: gemm_requant writes int8 or uint8, not %s",
+                     api::dtype_name(out.dtype));
+  if (rq.scale_kind < 0 || rq.scale_kind > 2)
+    return api::fail(GEMMKIT_ERROR_VALUE,
+                     "gemmkit: scale_kind must be 0 (per tensor), 1 (per row) or 2 "
+                     "(per column), got %d",
+                     rq.scale_kind);
+  if (rq.bias_kind < GEMMKIT_BIAS_NONE || rq.bias_kind > GEMMKIT_BIAS_PER_COL)
+    return api::fail(GEMMKIT_ERROR_VALUE,
+                     "gemmkit: bias_kind must be 0 (none), 1 (per row) or 2 (per "
+                     "column), got %d",
+                     rq.bias_kind);
+  if (rq.scale.dtype != GEMMKIT_F32 || rq.scale.cols != 1)
+    return api::fail(GEMMKIT_ERROR_DTYPE,
+                     "gemmkit: requantize scales must be one float32 vector, got %s",
+                     api::dtype_name(rq.scale.dtype));
+  if (rq.bias_kind != GEMMKIT_BIAS_NONE && (rq.bias.dtype != GEMMKIT_I32 || rq.bias.cols != 1))
+    return api::fail(GEMMKIT_ERROR_DTYPE,
+                     "gemmkit: requantize bias must be one int32 vector, got %s",
+                     api::dtype_name(rq.bias.dtype));
+  Requantize r{};
+  r.scale_kind = static_cast<Scale>(rq.scale_kind);
+  r.scale = static_cast<const float*>(rq.scale.data);
+  r.scale_len = index_t(rq.scale.rows);
+  r.scale_stride = rq.scale.rs;
+  r.zero_point = rq.zero_point;
+  r.bias_kind = static_cast<Bias>(rq.bias_kind);
+  if (rq.bias_kind != GEMMKIT_BIAS_NONE) {
+    r.bias = static_cast<const std::int32_t*>(rq.bias.data);
+    r.bias_len = index_t(rq.bias.rows);
+    r.bias_stride = rq.bias.rs;
+  }
+  if (out.dtype == GEMMKIT_I8) return api::requant_operands<std::int8_t>(a, b, packed, r, out);
+  return api::requant_operands<std::uint8_t>(a, b, packed, r, out);
+}
+
+}  // namespace gemmkit
+
+extern "C" {
+
+GEMMKIT_API int gemmkit_gemm_batched(double alpha, const gemmkit_operand* a,
+                                     const gemmkit_operand* b,
+                                     const gemmkit_packed_rhs* packed_b, double beta,
+                                     const gemmkit_operand* c, const gemmkit_operand* out,
+                                     const gemmkit_epilogue* epilogue) {
+  if (!a) return gemmkit::null_operand("a");
+  if (!out) return gemmkit::null_operand("out");
+  return gemmkit::gemm_batched(alpha, *a, b, packed_b ? packed_b->packed : nullptr,
+                               beta, c, *out, epilogue);
+}
+
+GEMMKIT_API int gemmkit_gemm_requant_batched(const gemmkit_operand* a,
+                                             const gemmkit_operand* b,
+                                             const gemmkit_packed_rhs* packed_b,
+                                             const gemmkit_requant* rq,
+                                             const gemmkit_operand* out) {
+  if (!a) return gemmkit::null_operand("a");
+  if (!out) return gemmkit::null_operand("out");
+  if (!rq) return gemmkit::null_operand("requant");
+  return gemmkit::gemm_requant_batched(*a, b, packed_b ? packed_b->packed : nullptr, *rq,
+                                       *out);
+}
+
+GEMMKIT_API const char* gemmkit_codes_json(void) { return gemmkit::api::codes_json(); }
+
+}  // extern "C"
