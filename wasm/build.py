@@ -34,6 +34,7 @@ import argparse
 import base64
 import concurrent.futures
 import dataclasses
+import functools
 import glob
 import hashlib
 import os
@@ -176,6 +177,45 @@ def detect_toolchain() -> Toolchain:
 # sources and flags
 # --------------------------------------------------------------------------
 
+# The ISA registry (its header says how a row reads): which ISAs a wasm32
+# module may hold and the flags of their target units come from there.
+ISA_REGISTRY = Path("cpp") / "src" / "dispatch" / "isa_registry.def"
+
+
+@dataclasses.dataclass(frozen=True)
+class IsaRow:
+    name: str
+    arch: str                  # x86_64, aarch64, wasm32, or any (the floor)
+    flags: tuple[str, ...]     # of the target units (gcc/clang spelling)
+
+
+@functools.cache
+def isa_rows(root: Path = REPO) -> dict[str, IsaRow]:
+    """The registry's rows of the tree at ``root``, by name, in row order."""
+    path = root / ISA_REGISTRY
+    text = re.sub(r"//[^\n]*", "", path.read_text())
+    rows = {}
+    for body in re.findall(r"GEMMKIT_ISA_ROW\(([^)]*)\)", text):
+        fields = [f.strip().strip('"') for f in body.split(",")]
+        if len(fields) != 9:
+            raise BuildError(f"{path}: a row needs 9 fields: {body.strip()}")
+        name, arch, flags = fields[0], fields[3], fields[4]
+        rows[name] = IsaRow(name, arch, tuple(flags.split()))
+    if not rows:
+        raise BuildError(f"{path}: no GEMMKIT_ISA_ROW(...) rows")
+    return rows
+
+
+def floor_isas(root: Path = REPO) -> tuple[str, ...]:
+    """The portable floor (arch any): part of every module."""
+    return tuple(r.name for r in isa_rows(root).values() if r.arch == "any")
+
+
+def wasm_isas(root: Path = REPO) -> tuple[str, ...]:
+    """Every ISA a wasm32 module can hold: the floor and the wasm32 rows."""
+    return tuple(r.name for r in isa_rows(root).values() if r.arch in ("any", "wasm32"))
+
+
 @dataclasses.dataclass(frozen=True)
 class Variant:
     """One linked artifact: which ISA targets it holds and how it links."""
@@ -183,17 +223,18 @@ class Variant:
     isas: tuple[str, ...]
     side_module: bool          # Pyodide side module (-fPIC, libc imported)
     pin: str | None            # GEMMKIT_DEFAULT_REQUIRE_ISA
-    simd_flag: bool = True     # -msimd128 on targets/simd128 (off only for
-                               # the self-check variant used by the tests)
+    simd_flag: bool = True     # the registry's flags (-msimd128) on the
+                               # target units (off only for the self-check
+                               # variant used by the tests)
 
 
 VARIANTS = {
-    "pyodide": Variant("pyodide", ("scalar", "simd128"), True, "simd128"),
-    "web-simd128": Variant("web-simd128", ("scalar", "simd128"), False, "simd128"),
-    "web-scalar": Variant("web-scalar", ("scalar",), False, None),
+    "pyodide": Variant("pyodide", wasm_isas(), True, "simd128"),
+    "web-simd128": Variant("web-simd128", wasm_isas(), False, "simd128"),
+    "web-scalar": Variant("web-scalar", floor_isas(), False, None),
     # A simd128-pinned build whose simd128 units lost -msimd128: it must
     # refuse to run (tests/wasm prove it); never shipped.
-    "selfcheck-noflag": Variant("selfcheck-noflag", ("scalar", "simd128"),
+    "selfcheck-noflag": Variant("selfcheck-noflag", wasm_isas(),
                                 False, "simd128", simd_flag=False),
 }
 
@@ -210,6 +251,8 @@ def target_sources(root: Path, isa: str) -> list[Path]:
 
 
 def common_flags(tc: Toolchain, root: Path, variant: Variant) -> list[str]:
+    floor = floor_isas(root)
+    built = floor + tuple(isa for isa in variant.isas if isa not in floor)
     flags = [
         "--target=wasm32-wasi", "-std=c++20", "-O3",
         "-fno-exceptions", "-fno-rtti", "-fno-threadsafe-statics",
@@ -218,11 +261,10 @@ def common_flags(tc: Toolchain, root: Path, variant: Variant) -> list[str]:
         # Only the wasm32 headers: never the host's /usr/include.
         "-nostdlibinc", "-isystem", tc.libcxx_include, "-isystem", tc.wasi_include,
         "-I", str(root / "cpp" / "include"), "-I", str(root / "cpp" / "src"),
-        "-DGEMMKIT_NO_THREADS=1", "-DGEMMKIT_HAVE_SCALAR=1",
+        "-DGEMMKIT_NO_THREADS=1",
+        *[f"-DGEMMKIT_HAVE_{isa.upper()}=1" for isa in built],
         "-Wall", "-Wextra", "-Wno-unused-parameter",
     ]
-    if "simd128" in variant.isas:
-        flags.append("-DGEMMKIT_HAVE_SIMD128=1")
     if variant.pin:
         flags.append(f"-DGEMMKIT_DEFAULT_REQUIRE_ISA={variant.pin}")
     # Every unit is position independent: the Pyodide side module needs it,
@@ -233,11 +275,12 @@ def common_flags(tc: Toolchain, root: Path, variant: Variant) -> list[str]:
     return flags
 
 
-def isa_flags(isa: str, variant: Variant) -> list[str]:
+def isa_flags(isa: str, variant: Variant, root: Path = REPO) -> list[str]:
+    row = isa_rows(root)[isa]
     flags = [f"-DGEMMKIT_ISA={isa}"]
-    if isa == "simd128" and variant.simd_flag:
-        flags.append("-msimd128")
-    if isa == "scalar":
+    if variant.simd_flag:
+        flags += row.flags
+    if row.arch == "any":
         # The scalar floor stays scalar even where the module allows SIMD.
         flags += ["-fno-vectorize", "-fno-slp-vectorize"]
     return flags
@@ -302,7 +345,7 @@ def compile_variant(tc: Toolchain, root: Path, variant: Variant, build: Path,
         if not srcs:
             raise BuildError(f"no sources in cpp/src/dispatch/targets/{isa}/")
         for src in srcs:
-            jobs_list.append((base + isa_flags(isa, variant), src))
+            jobs_list.append((base + isa_flags(isa, variant, root), src))
     if not baseline_sources(root):
         raise BuildError("no baseline sources under cpp/src/{%s}" % ",".join(BASELINE_DIRS))
     results = []
@@ -545,7 +588,7 @@ def build_test_module(src: Path, out: Path, exports: list[str],
     tc = tc or detect_toolchain()
     v = Variant("test", ("simd128",), False, None)
     obj = out.with_suffix(".o")
-    cmd = [tc.cxx] + common_flags(tc, root, v) + isa_flags("simd128", v)
+    cmd = [tc.cxx] + common_flags(tc, root, v) + isa_flags("simd128", v, root)
     compile_one(cmd, src, obj)
     cmd = [tc.wasm_ld, "--entry=_initialize", "--strip-debug", "-O2",
            os.path.join(tc.wasi_lib, "crt1-reactor.o"), str(obj),

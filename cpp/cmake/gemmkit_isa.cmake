@@ -1,32 +1,81 @@
-# The ISA table: isa -> compiler flags -> targets/<isa>/ -> GEMMKIT_HAVE_<ISA>.
+# The ISA table: isa -> compiler flags -> targets/<isa>/ -> GEMMKIT_HAVE_<ISA>,
+# read from the ISA registry, cpp/src/dispatch/isa_registry.def (its header
+# says how a row reads; C++ includes the same file).
 #
-# Every ISA can be switched off with -DGEMMKIT_ISA_<ISA>=OFF.  Baseline code
-# (api, dispatch, tuning, cache, parallel, bindings) gets none of these flags.
+# Every ISA can be switched off with -DGEMMKIT_ISA_<ISA>=OFF, except the
+# portable floor (arch "any").  Baseline code (api, dispatch, tuning, cache,
+# parallel, bindings) gets none of these flags.
+#
+# Sets, per row: GEMMKIT_ISA_FLAGS_<isa> (a list), GEMMKIT_ISA_ARCH_<isa>,
+# GEMMKIT_ISA_FEATURES_<isa> (a list); and GEMMKIT_ALL_ISAS (every row),
+# GEMMKIT_ARCH_ISAS (the rows this processor runs) and GEMMKIT_ISAS (those
+# switched on), all in row order.
 
-set(GEMMKIT_ISA_FLAGS_scalar "")
-set(GEMMKIT_ISA_FLAGS_fma -mavx2 -mfma -mf16c)
-set(GEMMKIT_ISA_FLAGS_avx512f -mavx512f -mavx2 -mfma -mf16c)
-set(GEMMKIT_ISA_FLAGS_avx512vnni -mavx512f -mavx512bw -mavx512vnni -mavx2 -mfma -mf16c)
-set(GEMMKIT_ISA_FLAGS_avx512bf16 -mavx512f -mavx512bw -mavx512bf16 -mavx2 -mfma -mf16c)
-set(GEMMKIT_ISA_FLAGS_amx -mavx512f -mavx512bw -mamx-tile -mamx-bf16 -mamx-int8 -mavx2 -mfma -mf16c)
-set(GEMMKIT_ISA_FLAGS_neon "")
+set(GEMMKIT_ISA_REGISTRY ${CMAKE_CURRENT_LIST_DIR}/../src/dispatch/isa_registry.def)
+# Editing the registry re-runs the configure step.
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${GEMMKIT_ISA_REGISTRY})
 
-if(CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$")
-  set(GEMMKIT_ARCH_ISAS scalar fma avx512f avx512vnni avx512bf16 amx)
-elseif(CMAKE_SYSTEM_PROCESSOR MATCHES "^(aarch64|arm64|ARM64)$")
-  set(GEMMKIT_ARCH_ISAS scalar neon)
-else()
-  set(GEMMKIT_ARCH_ISAS scalar)
+file(READ ${GEMMKIT_ISA_REGISTRY} _gemmkit_registry)
+string(REGEX REPLACE "//[^\n]*" "" _gemmkit_registry "${_gemmkit_registry}")
+string(REGEX MATCHALL "GEMMKIT_ISA_ROW\\([^)]*\\)" _gemmkit_rows "${_gemmkit_registry}")
+if(NOT _gemmkit_rows)
+  message(FATAL_ERROR "${GEMMKIT_ISA_REGISTRY}: no GEMMKIT_ISA_ROW(...) rows")
 endif()
 
+set(GEMMKIT_ALL_ISAS "")
+foreach(_row IN LISTS _gemmkit_rows)
+  string(REGEX REPLACE "^GEMMKIT_ISA_ROW\\((.*)\\)$" "\\1" _fields "${_row}")
+  string(REGEX REPLACE "[ \t\r\n]+" " " _fields "${_fields}")
+  string(REPLACE "," ";" _fields "${_fields}")
+  list(LENGTH _fields _count)
+  if(NOT _count EQUAL 9)
+    message(FATAL_ERROR "${GEMMKIT_ISA_REGISTRY}: a row needs 9 fields: ${_row}")
+  endif()
+  set(_values "")
+  foreach(_field IN LISTS _fields)
+    string(STRIP "${_field}" _field)
+    string(REGEX REPLACE "^\"(.*)\"$" "\\1" _field "${_field}")
+    list(APPEND _values "${_field}")
+  endforeach()
+  list(GET _values 0 _isa)
+  list(GET _values 1 _upper)
+  list(GET _values 3 _arch)
+  list(GET _values 4 _flags)
+  list(GET _values 5 _features)
+  string(TOUPPER "${_isa}" _expected)
+  if(NOT _upper STREQUAL _expected)
+    message(FATAL_ERROR "${GEMMKIT_ISA_REGISTRY}: row ${_isa}: NAME must be ${_expected}")
+  endif()
+  separate_arguments(GEMMKIT_ISA_FLAGS_${_isa} UNIX_COMMAND "${_flags}")
+  separate_arguments(GEMMKIT_ISA_FEATURES_${_isa} UNIX_COMMAND "${_features}")
+  set(GEMMKIT_ISA_ARCH_${_isa} "${_arch}")
+  list(APPEND GEMMKIT_ALL_ISAS ${_isa})
+endforeach()
+
+# The registry's arch names for CMAKE_SYSTEM_PROCESSOR.  (wasm32 is built by
+# wasm/build.py, not by CMake.)
+if(CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$")
+  set(GEMMKIT_ARCH x86_64)
+elseif(CMAKE_SYSTEM_PROCESSOR MATCHES "^(aarch64|arm64|ARM64)$")
+  set(GEMMKIT_ARCH aarch64)
+else()
+  set(GEMMKIT_ARCH "")
+endif()
+
+set(GEMMKIT_ARCH_ISAS "")
 set(GEMMKIT_ISAS "")
-foreach(isa IN LISTS GEMMKIT_ARCH_ISAS)
+foreach(isa IN LISTS GEMMKIT_ALL_ISAS)
   string(TOUPPER "${isa}" ISA)
-  # The scalar floor cannot be switched off.
-  if(isa STREQUAL "scalar")
+  # The portable floor cannot be switched off.
+  if(GEMMKIT_ISA_ARCH_${isa} STREQUAL "any")
+    list(APPEND GEMMKIT_ARCH_ISAS ${isa})
     list(APPEND GEMMKIT_ISAS ${isa})
     continue()
   endif()
+  if(NOT GEMMKIT_ISA_ARCH_${isa} STREQUAL GEMMKIT_ARCH)
+    continue()
+  endif()
+  list(APPEND GEMMKIT_ARCH_ISAS ${isa})
   option(GEMMKIT_ISA_${ISA} "Build the ${isa} kernels" ON)
   if(GEMMKIT_ISA_${ISA})
     list(APPEND GEMMKIT_ISAS ${isa})

@@ -8,11 +8,17 @@ detection bug shows up as a mismatch.  Pins the machine cannot run must make
 every GEMM call raise IsaError naming the missing feature, never abort.
 """
 
+import importlib
+import json
+
 import pytest
 
 import gemmkit
-from apihelpers import DTYPES, GEOMETRY, ISA_ORDER, canonical_isa, float_isa, kernel_name
-from nativehelpers import HERE, IS_X86, clean_env, cpu_flags, missing_for, run_json
+from apihelpers import DTYPES, GEOMETRY, kernel_name
+from nativehelpers import (
+    ALL_ISAS, BEST_FIRST, HERE, ISA_ROWS, IS_X86, canonical_isa, clean_env, cpu_flags,
+    missing_for, pin_values, run_json, serving_isa,
+)
 
 PINNED_CHECK = str(HERE / "pinned_check.py")
 
@@ -69,7 +75,7 @@ def _runnable(isa):
 def test_available_isas_match_cpuinfo():
     info = _info()
     expected = []
-    for isa in ISA_ORDER:
+    for isa in BEST_FIRST:
         if isa in info["compiled_isas"]:
             missing = missing_for(isa)
             if missing is None:
@@ -86,7 +92,7 @@ def test_x86_build_compiles_every_x86_isa():
     assert {"scalar", "fma", "avx512f"} <= compiled, compiled
 
 
-@pytest.mark.parametrize("isa", ISA_ORDER)
+@pytest.mark.parametrize("isa", ALL_ISAS)
 def test_pinned_isa(isa):
     ok, reason = _runnable(isa)
     if not ok:
@@ -95,7 +101,7 @@ def test_pinned_isa(isa):
     info = report["info"]
     assert info["pin"] is not None and canonical_isa(info["pin"]) == isa, info["pin"]
     for dtype in DTYPES:
-        expected = float_isa(isa)
+        expected = serving_isa(isa, dtype)
         d = info[dtype]
         assert d["isa"] == expected, f"pin {isa} ran {d['isa']} for {dtype}"
         assert (d["mr"], d["nr"]) == GEOMETRY[(dtype, expected)]
@@ -104,11 +110,15 @@ def test_pinned_isa(isa):
     assert report["n_failures"] == 0, "\n".join(report["failures"])
 
 
-@pytest.mark.parametrize(
-    "value, canonical",
-    [("avx2", "fma"), ("vnni", "avx512vnni"), ("bf16", "avx512bf16"), ("FMA", "fma"),
-     ("Avx512F", "avx512f"), ("SCALAR", "scalar"), ("AVX2", "fma"), ("VNNI", "avx512vnni")],
-)
+# Every alias of the registry as written and in upper case, every name in
+# upper case, and one name in mixed case.
+ALIAS_AND_CASE = [(value, row["name"]) for row in ISA_ROWS for alias in row["aliases"]
+                  for value in (alias, alias.upper())]
+ALIAS_AND_CASE += [(row["name"].upper(), row["name"]) for row in ISA_ROWS]
+ALIAS_AND_CASE += [("Avx512F", "avx512f")]
+
+
+@pytest.mark.parametrize("value, canonical", ALIAS_AND_CASE)
 def test_pin_alias_and_case(value, canonical):
     ok, reason = _runnable(canonical)
     if not ok:
@@ -116,7 +126,7 @@ def test_pin_alias_and_case(value, canonical):
     info = run_json(["-c", INFO_SCRIPT], clean_env(GEMMKIT_REQUIRE_ISA=value))
     assert canonical_isa(info["pin"]) == canonical, info["pin"]
     for dtype in DTYPES:
-        assert info[dtype]["isa"] == float_isa(canonical)
+        assert info[dtype]["isa"] == serving_isa(canonical, dtype)
 
 
 @pytest.mark.parametrize("value", [None, "", "auto", "AUTO", "Auto"])
@@ -125,7 +135,7 @@ def test_pin_auto(value):
     assert info["pin"] in (None, "auto"), info["pin"]
     best = info["available_isas"][0]
     for dtype in DTYPES:
-        assert info[dtype]["isa"] == float_isa(best)
+        assert info[dtype]["isa"] == serving_isa(best, dtype)
     assert info["available_isas"] == gemmkit.available_isas()
 
 
@@ -152,8 +162,9 @@ def test_pin_unknown_value_refused(value):
         assert f"'{value}'" in message or f'"{value}"' in message, message
 
 
-@pytest.mark.parametrize("value", ["neon", "simd128", "wasm", "fma", "avx2", "avx512f",
-                                   "avx512vnni", "vnni", "avx512bf16", "bf16", "amx"])
+# Every value that pins an ISA some machine lacks (all but the floor's).
+@pytest.mark.parametrize("value", [value for row in ISA_ROWS if row["arch"] != "any"
+                                   for value in pin_values(row["name"])])
 def test_pin_unavailable_isa_refused(value):
     isa = canonical_isa(value)
     missing = missing_for(isa)
@@ -193,3 +204,18 @@ def test_dispatch_info_cpu_features_match_cpuinfo():
     features = {_normalized(f) for f in _info()["cpu_features"]}
     for flag in ("avx2", "fma", "avx512f", "avx512_vnni", "avx512_bf16"):
         assert (_normalized(flag) in features) == (flag in flags), (flag, sorted(features))
+
+
+def test_isa_table_json_is_the_registry():
+    # The C ABI's ISA table (gemmkit_isa_table_json), what front ends name
+    # pins from, is the registry: every row, whatever this build holds.
+    native = importlib.import_module("gemmkit._native")
+    if not hasattr(native, "isa_table_json"):
+        pytest.skip("the installed extension predates isa_table_json (rebuild the wheel)")
+    table = json.loads(native.isa_table_json())
+    assert table == [
+        {"name": row["name"], "arch": row["arch"], "aliases": list(row["aliases"]),
+         "features": list(row["features"])}
+        for row in ISA_ROWS
+    ]
+    assert set(_info()["compiled_isas"]) <= {row["name"] for row in table}

@@ -16,8 +16,7 @@ import json
 import numpy as np
 import pytest
 
-from apihelpers import canonical_isa
-from nativehelpers import HERE, clean_env, missing_for, run_json
+from nativehelpers import ALL_ISAS, HERE, canonical_isa, clean_env, missing_for, run_json, serving_isa
 
 import gemmkit
 
@@ -40,14 +39,6 @@ def _depth_multiple(isa, dtype):
     return DEPTH_MULTIPLE.get(isa, 1) if DOT_ISA.get(dtype) == isa else 1
 
 
-def _expected_isa(pin, dtype):
-    if pin == "amx":
-        return "amx" if dtype in TILE_DEPTH_MULTIPLE else "avx512f"
-    if pin in ("avx512vnni", "avx512bf16"):
-        return pin if DOT_ISA.get(dtype) == pin else "avx512f"
-    return pin
-
-
 def _runnable(isa):
     if isa not in gemmkit.dispatch_info()["compiled_isas"]:
         return False, f"{isa} is not compiled into this build"
@@ -66,14 +57,13 @@ def _pinned(isa):
     return run_json([PINNED_MIXED], clean_env(GEMMKIT_REQUIRE_ISA=isa), timeout=600)
 
 
-@pytest.mark.parametrize("isa", ["scalar", "fma", "avx512f", "avx512vnni", "avx512bf16", "amx",
-                                 "neon"])
+@pytest.mark.parametrize("isa", ALL_ISAS)
 def test_pinned_mixed_families(isa):
     report = _pinned(isa)
     info = report["info"]
     assert canonical_isa(info["pin"]) == isa
     for dtype in ("float16", "bfloat16", "int8"):
-        want = _expected_isa(isa, dtype)
+        want = serving_isa(isa, dtype)
         assert info[dtype]["isa"] == want, f"pin {isa} ran {info[dtype]['isa']} for {dtype}"
         assert info[dtype]["depth_multiple"] == _depth_multiple(want, dtype), info[dtype]
     assert report["bfloat16_checked"], "ml_dtypes is a test dependency (requirements-test.txt)"

@@ -22,9 +22,9 @@ from pathlib import Path
 
 import pytest
 
-from nativehelpers import IS_X86, REPO_ROOT
+from nativehelpers import ALL_ISAS, IS_X86, REPO_ROOT
 
-ISAS = ("scalar", "fma", "avx512f", "avx512vnni", "avx512bf16", "amx", "neon", "simd128")
+ISAS = ALL_ISAS  # every registry row (cpp/src/dispatch/isa_registry.def)
 
 # Compiler-generated weak symbols that hold no ISA code: the pointer to the
 # C++ EH personality routine (data) and clang's terminate trampoline

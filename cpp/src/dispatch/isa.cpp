@@ -2,7 +2,9 @@
 //
 // The pin never falls back: an unknown value, or an ISA this architecture,
 // CPU, OS or build cannot run, is an error that names what is missing, so a
-// CI job meant to test one kernel cannot silently test another.
+// CI job meant to test one kernel cannot silently test another.  What each
+// ISA needs and the values that name it are rows of isa_registry.def; this
+// file knows how to detect each feature and how to word what is missing.
 #include "dispatch/isa.hpp"
 
 #include <cctype>
@@ -27,18 +29,106 @@ bool compiled_with_simd128();  // targets/simd128/self_check.cpp
 namespace gemmkit::dispatch {
 
 const char* isa_name(Isa isa) {
-  switch (isa) {
-#define GEMMKIT_ISA_CASE(name) \
-  case Isa::name:              \
-    return #name;
-    GEMMKIT_FOR_EACH_ISA(GEMMKIT_ISA_CASE)
-#undef GEMMKIT_ISA_CASE
-    default:
-      return "unknown";
-  }
+  return isa >= Isa{} && isa < Isa::count ? isa_row(isa).name : "unknown";
 }
 
 namespace {
+
+// Every CpuFeatures member a registry row may need, with the words a refusal
+// uses for it; in the order format_cpu_features() lists those present.
+struct Feature {
+  bool CpuFeatures::*have;
+  const char* name;     // the member's name, as rows and dispatch_info() spell it
+  const char* missing;  // how a refused pin names it
+};
+constexpr Feature kFeatures[] = {
+    {&CpuFeatures::avx2, "avx2", "avx2"},
+    {&CpuFeatures::fma, "fma", "fma"},
+    {&CpuFeatures::f16c, "f16c", "f16c"},
+    {&CpuFeatures::avx512f, "avx512f", "avx512f"},
+    {&CpuFeatures::avx512bw, "avx512bw", "avx512bw"},
+    {&CpuFeatures::avx512dq, "avx512dq", "avx512dq"},
+    {&CpuFeatures::avx512vl, "avx512vl", "avx512vl"},
+    {&CpuFeatures::avx512vnni, "avx512vnni", "avx512vnni"},
+    {&CpuFeatures::avx512bf16, "avx512bf16", "avx512bf16"},
+    {&CpuFeatures::avx512fp16, "avx512fp16", "avx512fp16"},
+    {&CpuFeatures::amx_tile, "amx_tile", "amx_tile"},
+    {&CpuFeatures::amx_bf16, "amx_bf16", "amx_bf16"},
+    {&CpuFeatures::amx_int8, "amx_int8", "amx_int8"},
+    {&CpuFeatures::os_avx, "os_avx", "OS support for AVX state (XGETBV)"},
+    {&CpuFeatures::os_avx512, "os_avx512",
+     "OS support for AVX-512 state (XGETBV)"},
+    {&CpuFeatures::os_amx, "os_amx",
+     "OS support for AMX tile state (XGETBV + arch_prctl)"},
+    {&CpuFeatures::neon, "neon", "neon"},
+    {&CpuFeatures::simd128, "simd128", "simd128"},
+};
+
+constexpr bool same(const char* a, const char* b) {
+  while (*a && *a == *b) ++a, ++b;
+  return *a == *b;
+}
+
+constexpr const char* end_of(const char* s) {
+  while (*s) ++s;
+  return s;
+}
+
+// [b, e) and [c, d) are the same word.
+constexpr bool same_word(const char* b, const char* e, const char* c, const char* d) {
+  if (e - b != d - c) return false;
+  for (; b < e; ++b, ++c) {
+    if (*b != *c) return false;
+  }
+  return true;
+}
+
+// The feature a row's word [b, e) names, or nullptr.
+constexpr const Feature* feature_named(const char* b, const char* e) {
+  for (const Feature& f : kFeatures) {
+    if (same_word(b, e, f.name, end_of(f.name))) return &f;
+  }
+  return nullptr;
+}
+
+constexpr const char kAuto[] = "auto";
+
+// Calls fn(begin, end) for every value GEMMKIT_REQUIRE_ISA accepts besides
+// the empty one: in row order, each name followed by its aliases, then auto.
+template <class Fn>
+constexpr void for_each_pin_value(Fn fn) {
+  for (const IsaRow& row : kIsaRows) {
+    fn(row.name, end_of(row.name));
+    for_each_word(row.aliases, fn);
+  }
+  fn(kAuto, end_of(kAuto));
+}
+
+// The registry checked where the compiler sees it: every feature is a
+// CpuFeatures member, every base another row, and no pin value means two
+// ISAs.  (select.cpp checks the families.)
+constexpr bool registry_is_consistent() {
+  bool ok = true;
+  for (const IsaRow& row : kIsaRows) {
+    for_each_word(row.features, [&](const char* b, const char* e) {
+      ok = ok && feature_named(b, e) != nullptr;
+    });
+    ok = ok && (row.base[0] == 0 ||
+                (isa_named(row.base) != Isa::count && !same(row.base, row.name)));
+  }
+  int i = 0;
+  for_each_pin_value([&](const char* b, const char* e) {
+    int j = 0;
+    for_each_pin_value([&](const char* c, const char* d) {
+      if (j++ < i && same_word(b, e, c, d)) ok = false;
+    });
+    ++i;
+  });
+  return ok;
+}
+static_assert(registry_is_consistent(),
+              "isa_registry.def: an unknown feature or base, or a pin value "
+              "shared by two ISAs");
 
 #if defined(__x86_64__) || defined(__i386__)
 unsigned long long xgetbv0() {
@@ -120,120 +210,53 @@ const char* arch_name() {
 #endif
 }
 
-bool arch_has(Isa isa) {
-  switch (isa) {
-    case Isa::scalar:
-      return true;
-    case Isa::fma:
-    case Isa::avx512f:
-    case Isa::avx512vnni:
-    case Isa::avx512bf16:
-    case Isa::amx:
+// The registry arch whose rows this build can run.
+constexpr const char* kBuildArch =
 #if defined(__x86_64__) || defined(__i386__)
-      return true;
+    "x86_64";
+#elif defined(__aarch64__)
+    "aarch64";
+#elif defined(__wasm32__)
+    "wasm32";
 #else
-      return false;
+    "";
 #endif
-    case Isa::neon:
-#if defined(__aarch64__)
-      return true;
-#else
-      return false;
-#endif
-    case Isa::simd128:
-#if defined(__wasm32__)
-      return true;
-#else
-      return false;
-#endif
-    default:
-      return false;
-  }
-}
 
-const char* arch_of(Isa isa) {
-  switch (isa) {
-    case Isa::neon:
-      return "aarch64";
-    case Isa::simd128:
-      return "wasm32";
-    default:
-      return "x86_64";
-  }
+bool arch_has(Isa isa) {
+  const char* arch = isa_row(isa).arch;
+  return same(arch, "any") || same(arch, kBuildArch);
 }
 
 // Appends the names of the features `isa` needs that this CPU lacks.
 void missing_features(Isa isa, char* buf, int size) {
   const CpuFeatures& f = cpu_features();
   buf[0] = 0;
-  auto need = [&](bool have, const char* name) {
-    if (have) return;
+  for_each_word(isa_row(isa).features, [&](const char* b, const char* e) {
+    const Feature* need = feature_named(b, e);
+    if (f.*need->have) return;
     const std::size_t len = std::strlen(buf);
-    std::snprintf(buf + len, size - len, "%s%s", len ? "+" : "", name);
-  };
-  switch (isa) {
-    case Isa::fma:
-      // f16c is required only by the f16 family, which checks it itself.
-      need(f.avx2, "avx2");
-      need(f.fma, "fma");
-      need(f.os_avx, "OS support for AVX state (XGETBV)");
-      break;
-    case Isa::avx512f:
-      need(f.avx512f, "avx512f");
-      need(f.os_avx512, "OS support for AVX-512 state (XGETBV)");
-      break;
-    case Isa::avx512vnni:
-      need(f.avx512f, "avx512f");
-      need(f.avx512bw, "avx512bw");
-      need(f.avx512vnni, "avx512vnni");
-      need(f.os_avx512, "OS support for AVX-512 state (XGETBV)");
-      break;
-    case Isa::avx512bf16:
-      need(f.avx512f, "avx512f");
-      need(f.avx512bw, "avx512bw");
-      need(f.avx512bf16, "avx512bf16");
-      need(f.os_avx512, "OS support for AVX-512 state (XGETBV)");
-      break;
-    case Isa::amx:
-      need(f.avx512f, "avx512f");
-      need(f.avx512bw, "avx512bw");
-      need(f.amx_tile, "amx_tile");
-      need(f.amx_bf16, "amx_bf16");
-      need(f.amx_int8, "amx_int8");
-      need(f.os_avx512, "OS support for AVX-512 state (XGETBV)");
-      need(f.os_amx, "OS support for AMX tile state (XGETBV + arch_prctl)");
-      break;
-    case Isa::neon:
-      need(f.neon, "neon");
-      break;
-    case Isa::simd128:
-      need(f.simd128, "simd128");
-      break;
-    default:
-      break;
-  }
+    std::snprintf(buf + len, size - len, "%s%s", len ? "+" : "", need->missing);
+  });
 }
 
+// A lower-case pin value: a row's name or one of its aliases.
 bool parse_isa(const char* s, Isa* out) {
-  struct Alias {
-    const char* name;
-    Isa isa;
-  };
-  static const Alias kAliases[] = {
-      {"scalar", Isa::scalar},         {"fma", Isa::fma},
-      {"avx2", Isa::fma},              {"avx512f", Isa::avx512f},
-      {"avx512vnni", Isa::avx512vnni}, {"vnni", Isa::avx512vnni},
-      {"avx512bf16", Isa::avx512bf16}, {"bf16", Isa::avx512bf16},
-      {"neon", Isa::neon},             {"simd128", Isa::simd128},
-      {"wasm", Isa::simd128},          {"amx", Isa::amx},
-  };
-  for (const Alias& a : kAliases) {
-    if (std::strcmp(s, a.name) == 0) {
-      *out = a.isa;
+  for (const IsaRow& row : kIsaRows) {
+    if (same(s, row.name) || list_has(row.aliases, s)) {
+      *out = row.isa;
       return true;
     }
   }
   return false;
+}
+
+// "scalar, fma, avx2, ..., auto": the values a bad pin is told about.
+void format_pin_values(char* buf, std::size_t size) {
+  buf[0] = 0;
+  for_each_pin_value([&](const char* b, const char* e) {
+    const std::size_t len = std::strlen(buf);
+    std::snprintf(buf + len, size - len, "%s%.*s", len ? ", " : "", int(e - b), b);
+  });
 }
 
 #define GEMMKIT_STR2(x) #x
@@ -263,11 +286,12 @@ Pin parse_pin() {
   if (p.value[0] == 0 || std::strcmp(p.value, "auto") == 0) return p;
   p.is_auto = false;
   if (!parse_isa(p.value, &p.isa)) {
+    char values[200];
+    format_pin_values(values, sizeof values);
     std::snprintf(p.error, sizeof p.error,
                   "gemmkit: GEMMKIT_REQUIRE_ISA: unknown value '%s' (expected "
-                  "one of scalar, fma, avx2, avx512f, avx512vnni, vnni, "
-                  "avx512bf16, bf16, amx, neon, simd128, wasm, auto)",
-                  raw ? raw : p.value);
+                  "one of %s)",
+                  raw ? raw : p.value, values);
     return p;
   }
   char why[200];
@@ -289,89 +313,25 @@ const CpuFeatures& cpu_features() {
 
 void format_cpu_features(char* buf, int size) {
   const CpuFeatures& f = cpu_features();
-  struct Flag {
-    bool on;
-    const char* name;
-  };
-  const Flag flags[] = {
-      {f.avx2, "avx2"},         {f.fma, "fma"},
-      {f.f16c, "f16c"},         {f.avx512f, "avx512f"},
-      {f.avx512bw, "avx512bw"}, {f.avx512dq, "avx512dq"},
-      {f.avx512vl, "avx512vl"}, {f.avx512vnni, "avx512vnni"},
-      {f.avx512bf16, "avx512bf16"}, {f.avx512fp16, "avx512fp16"},
-      {f.amx_tile, "amx_tile"}, {f.amx_bf16, "amx_bf16"},
-      {f.amx_int8, "amx_int8"},
-      {f.os_avx, "os_avx"},     {f.os_avx512, "os_avx512"},
-      {f.os_amx, "os_amx"},
-      {f.neon, "neon"},         {f.simd128, "simd128"},
-  };
   buf[0] = 0;
-  for (const Flag& fl : flags) {
-    if (!fl.on) continue;
+  for (const Feature& fl : kFeatures) {
+    if (!(f.*fl.have)) continue;
     const std::size_t len = std::strlen(buf);
     std::snprintf(buf + len, size - len, "%s%s", len ? "," : "", fl.name);
   }
 }
 
 bool isa_compiled(Isa isa) {
-  switch (isa) {
-    case Isa::scalar:
-#if defined(GEMMKIT_HAVE_SCALAR)
-      return true;
-#else
-      return false;
-#endif
-    case Isa::fma:
-#if defined(GEMMKIT_HAVE_FMA)
-      return true;
-#else
-      return false;
-#endif
-    case Isa::avx512f:
-#if defined(GEMMKIT_HAVE_AVX512F)
-      return true;
-#else
-      return false;
-#endif
-    case Isa::avx512vnni:
-#if defined(GEMMKIT_HAVE_AVX512VNNI)
-      return true;
-#else
-      return false;
-#endif
-    case Isa::avx512bf16:
-#if defined(GEMMKIT_HAVE_AVX512BF16)
-      return true;
-#else
-      return false;
-#endif
-    case Isa::amx:
-#if defined(GEMMKIT_HAVE_AMX)
-      return true;
-#else
-      return false;
-#endif
-    case Isa::neon:
-#if defined(GEMMKIT_HAVE_NEON)
-      return true;
-#else
-      return false;
-#endif
-    case Isa::simd128:
-#if defined(GEMMKIT_HAVE_SIMD128)
-      return cpu_features().simd128;
-#else
-      return false;
-#endif
-    default:
-      return false;
-  }
+  // simd128 is fixed at build time: its units say whether they really got
+  // -msimd128 (detect()).
+  if (isa == Isa::simd128) return isa_row(isa).built && cpu_features().simd128;
+  return isa_row(isa).built;
 }
 
 bool isa_usable(Isa isa, char* why, int why_size) {
   if (!arch_has(isa)) {
     std::snprintf(why, why_size, "%s exists only on %s (this build targets %s)",
-                  isa_name(isa), arch_of(isa), arch_name());
+                  isa_name(isa), isa_row(isa).arch, arch_name());
     return false;
   }
   if (!isa_compiled(isa)) {

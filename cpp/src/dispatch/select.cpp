@@ -8,6 +8,10 @@
 // int8 dot kernel and avx512bf16 the bf16 one (after checking the pinned
 // ISA's own features), amx both tile kernels; for the other types these
 // pins run the avx512f kernels.
+//
+// The ladders are written out below, in order; which targets exist, what
+// each defines and which ISA serves the families a dot-only target lacks
+// (its base) are rows of isa_registry.def.
 #include "dispatch/select.hpp"
 
 #include <cstdio>
@@ -16,46 +20,19 @@
 #include "dispatch/isa.hpp"
 #include "gemmkit/gemmkit.h"
 
-// Entry points of each compiled target (targets/<isa>/<type>.cpp).
-#define GEMMKIT_DECLARE_WIDEN_TARGET(isa)                   \
-  namespace gemmkit::isa_##isa {                            \
+// Entry points of every target (targets/<isa>/<family>.cpp), declared for
+// each registry row and family: a target defines those of its row's
+// families, and descriptor_for() calls no other.
+#define GEMMKIT_ISA_ROW(name, ...)                          \
+  namespace gemmkit::isa_##name {                           \
   dispatch::Descriptor<float> f32_descriptor();             \
   dispatch::Descriptor<double> f64_descriptor();            \
   dispatch::Descriptor<float16> f16_descriptor();           \
   dispatch::Descriptor<bfloat16> bf16_descriptor();         \
   dispatch::Descriptor<std::int8_t> int8_descriptor();      \
   }
-#if defined(GEMMKIT_HAVE_SCALAR)
-GEMMKIT_DECLARE_WIDEN_TARGET(scalar)
-#endif
-#if defined(GEMMKIT_HAVE_FMA)
-GEMMKIT_DECLARE_WIDEN_TARGET(fma)
-#endif
-#if defined(GEMMKIT_HAVE_AVX512F)
-GEMMKIT_DECLARE_WIDEN_TARGET(avx512f)
-#endif
-#if defined(GEMMKIT_HAVE_NEON)
-GEMMKIT_DECLARE_WIDEN_TARGET(neon)
-#endif
-#if defined(GEMMKIT_HAVE_SIMD128)
-GEMMKIT_DECLARE_WIDEN_TARGET(simd128)
-#endif
-#if defined(GEMMKIT_HAVE_AVX512VNNI)
-namespace gemmkit::isa_avx512vnni {
-dispatch::Descriptor<std::int8_t> int8_descriptor();
-}
-#endif
-#if defined(GEMMKIT_HAVE_AVX512BF16)
-namespace gemmkit::isa_avx512bf16 {
-dispatch::Descriptor<bfloat16> bf16_descriptor();
-}
-#endif
-#if defined(GEMMKIT_HAVE_AMX)
-namespace gemmkit::isa_amx {
-dispatch::Descriptor<bfloat16> bf16_descriptor();
-dispatch::Descriptor<std::int8_t> int8_descriptor();
-}
-#endif
+#include "dispatch/isa_registry.def"
+#undef GEMMKIT_ISA_ROW
 
 namespace gemmkit::dispatch {
 
@@ -85,71 +62,65 @@ struct Family<std::int8_t> {
   static constexpr const char* kWord = "int8";
 };
 
-// The descriptor one widening target compiles for L.
-#define GEMMKIT_WIDEN_DESCRIPTOR(isa)                                              \
-  if constexpr (std::is_same_v<L, float>) *out = isa_##isa::f32_descriptor();      \
-  else if constexpr (std::is_same_v<L, double>) *out = isa_##isa::f64_descriptor(); \
-  else if constexpr (std::is_same_v<L, float16>) *out = isa_##isa::f16_descriptor(); \
-  else if constexpr (std::is_same_v<L, bfloat16>) *out = isa_##isa::bf16_descriptor(); \
-  else *out = isa_##isa::int8_descriptor();                                        \
+// Every family a registry row names is one of the words above.
+constexpr bool families_are_known() {
+  const char* words[] = {Family<float>::kWord, Family<double>::kWord,
+                         Family<float16>::kWord, Family<bfloat16>::kWord,
+                         Family<std::int8_t>::kWord};
+  for (const IsaRow& row : kIsaRows) {
+    int listed = 0, known = 0;
+    for_each_word(row.families, [&](const char*, const char*) { ++listed; });
+    for (const char* w : words) known += list_has(row.families, w);
+    if (known != listed) return false;
+  }
   return true;
+}
+static_assert(families_are_known(), "isa_registry.def: unknown family word");
 
-// The descriptor of one compiled ISA for L, or false if none is compiled.
+// True when targets/<isa>/ is built and defines L's descriptor.  A target
+// with a base adds to it and serves nothing in a build without it.
+template <class L>
+constexpr bool defines(Isa isa) {
+  const IsaRow& row = isa_row(isa);
+  return row.built && (row.base[0] == 0 || isa_row(isa_named(row.base)).built) &&
+         list_has(row.families, Family<L>::kWord);
+}
+
+// isa_<name>'s entry point for L.
+#define GEMMKIT_ENTRY_POINT(name)                         \
+  if constexpr (std::is_same_v<L, float>)                 \
+    *out = isa_##name::f32_descriptor();                  \
+  else if constexpr (std::is_same_v<L, double>)           \
+    *out = isa_##name::f64_descriptor();                  \
+  else if constexpr (std::is_same_v<L, float16>)          \
+    *out = isa_##name::f16_descriptor();                  \
+  else if constexpr (std::is_same_v<L, bfloat16>)         \
+    *out = isa_##name::bf16_descriptor();                 \
+  else                                                    \
+    *out = isa_##name::int8_descriptor();
+
+// The descriptor of one compiled ISA for L, or false if none is compiled:
+// the ISA's own for the families its row names, else its base's.
 template <class L>
 bool descriptor_for(Isa isa, Descriptor<L>* out) {
   switch (isa) {
-#if defined(GEMMKIT_HAVE_SCALAR)
-    case Isa::scalar:
-      GEMMKIT_WIDEN_DESCRIPTOR(scalar)
-#endif
-#if defined(GEMMKIT_HAVE_FMA)
-    case Isa::fma:
-      GEMMKIT_WIDEN_DESCRIPTOR(fma)
-#endif
-#if defined(GEMMKIT_HAVE_AVX512F)
-    case Isa::avx512f:
-      GEMMKIT_WIDEN_DESCRIPTOR(avx512f)
-    case Isa::avx512vnni:
-#if defined(GEMMKIT_HAVE_AVX512VNNI)
-      if constexpr (std::is_same_v<L, std::int8_t>) {
-        *out = isa_avx512vnni::int8_descriptor();
-        return true;
-      }
-#endif
-      return descriptor_for<L>(Isa::avx512f, out);
-    case Isa::avx512bf16:
-#if defined(GEMMKIT_HAVE_AVX512BF16)
-      if constexpr (std::is_same_v<L, bfloat16>) {
-        *out = isa_avx512bf16::bf16_descriptor();
-        return true;
-      }
-#endif
-      return descriptor_for<L>(Isa::avx512f, out);
-    case Isa::amx:
-#if defined(GEMMKIT_HAVE_AMX)
-      if constexpr (std::is_same_v<L, bfloat16>) {
-        *out = isa_amx::bf16_descriptor();
-        return true;
-      } else if constexpr (std::is_same_v<L, std::int8_t>) {
-        *out = isa_amx::int8_descriptor();
-        return true;
-      }
-#endif
-      return descriptor_for<L>(Isa::avx512f, out);
-#endif
-#if defined(GEMMKIT_HAVE_NEON)
-    case Isa::neon:
-      GEMMKIT_WIDEN_DESCRIPTOR(neon)
-#endif
-#if defined(GEMMKIT_HAVE_SIMD128)
-    case Isa::simd128:
-      GEMMKIT_WIDEN_DESCRIPTOR(simd128)
-#endif
+#define GEMMKIT_ISA_ROW(name, ...)                                    \
+  case Isa::name:                                                     \
+    if constexpr (defines<L>(Isa::name)) {                            \
+      GEMMKIT_ENTRY_POINT(name)                                       \
+      return true;                                                    \
+    } else {                                                          \
+      const IsaRow& row = isa_row(Isa::name);                         \
+      return row.built && row.base[0] &&                              \
+             descriptor_for<L>(isa_named(row.base), out);             \
+    }
+#include "dispatch/isa_registry.def"
+#undef GEMMKIT_ISA_ROW
     default:
       return false;
   }
 }
-#undef GEMMKIT_WIDEN_DESCRIPTOR
+#undef GEMMKIT_ENTRY_POINT
 
 template <class L>
 Selection<L> select_now() {
