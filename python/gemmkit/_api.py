@@ -109,6 +109,12 @@ def _out_arg(out):
         f"gemmkit: out must be an array (or numpy's 1-tuple form), got {type(out).__name__}")
 
 
+def _callers(out):
+    """What a call with ``out=`` returns: the caller's own object (the one
+    inside numpy's 1-tuple form), never a view made of it."""
+    return out[0] if type(out) is tuple else out
+
+
 def _result_name(in_name, out_dtype, out, a_for_message=None):
     """The output type of a product of ``in_name`` inputs: ``out_dtype``, or
     the input type's default output.  ``out`` must have it: gemm converts
@@ -258,7 +264,7 @@ def gemm(a, b, c=None, *, alpha=1.0, beta=0.0, out=None, out_dtype=None, bias=No
         out = caller_out = _dt.new_result(res, m, n, a)
     _gemm(_dt.real_scalar(alpha, "alpha"), a, b._handle if type(b) is PackedRhs else b,
           _dt.real_scalar(beta, "beta"), c, out, epi)
-    return out if type(caller_out) is tuple else caller_out
+    return _callers(caller_out)
 
 
 def gemm_batched(a, b, c=None, *, alpha=1.0, beta=0.0, out=None, out_dtype=None, bias=None,
@@ -306,7 +312,7 @@ def gemm_batched(a, b, c=None, *, alpha=1.0, beta=0.0, out=None, out_dtype=None,
         raise ShapeError(f"gemmkit: out must have at least 2 dimensions, got {out.ndim}")
     _run_batched(_dt.real_scalar(alpha, "alpha"), a, b, _dt.real_scalar(beta, "beta"), c,
                  out, epi, batch)
-    return out if type(caller_out) is tuple else caller_out
+    return _callers(caller_out)
 
 
 def _batch_shape(a_batch, b_batch, out_batch):
@@ -536,7 +542,7 @@ def _matmul_numpy(a0, b0, out, casting, dtype):
             if core_out != loop_out:
                 res = res.astype(loop_out)  # int8: numpy's 8-bit wrap first
             _np.copyto(out, res, casting="unsafe")  # resolve() checked the casting
-        return caller_out if type(caller_out) is not tuple else out
+        return _callers(caller_out)
     result = dst if dst.dtype == loop_out else dst.astype(loop_out)
     if drop_m:
         result = result[..., 0, :]
@@ -588,11 +594,11 @@ def _matmul_buffers(a, b, out):
         else:
             if m and n:
                 out2.cast("B")[:] = low.cast("B")
-            return out if type(caller_out) is tuple else caller_out
+            return _callers(caller_out)
     else:
         result = gemm(a2, b2, out=out2)
     if out is not None:
-        return out if type(caller_out) is tuple else caller_out
+        return _callers(caller_out)
     if a.ndim == 1 and b_ndim == 1:
         return _reshape(result, ())
     if a.ndim == 1 or b_ndim == 1:
@@ -659,7 +665,7 @@ def gemm_requant(a, b, *, scale, zero_point, bias=None, out_dtype="int8", out=No
         out = caller_out = _dt.new_result(res, m, n)
     backend.gemm_requant(a, b._handle if type(b) is PackedRhs else b, scale_kind, scale_vec,
                          zp, bias_kind, bias_vec, out)
-    return out if type(caller_out) is tuple else caller_out
+    return _callers(caller_out)
 
 
 def prepack_rhs(b):

@@ -143,6 +143,8 @@ int gemm_batched(double alpha, const gemmkit_operand& a, const gemmkit_operand* 
 int gemm_requant_batched(const gemmkit_operand& a, const gemmkit_operand* b,
                          const PackedRhs* packed_b, const gemmkit_requant& rq,
                          const gemmkit_operand& out);
+// prepack_rhs of a descriptor (one matrix of any supported input type).
+int prepack_operand(const gemmkit_operand& b, PackedRhs** out);
 
 // Message of the last failed call on this thread ("" after success).
 const char* last_error();

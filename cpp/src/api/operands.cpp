@@ -1,7 +1,12 @@
 // L8 api: the operand door, type-erased.  One switch over the dtype pair
 // takes a call from gemmkit_operand descriptors to the typed entries of
-// api.cpp, which check everything else; the C ABI functions over it.
+// api.cpp, which check everything else.  Every product entry of the C ABI
+// comes through here: the descriptor entries, and the older argument-list
+// entries (gemmkit_sgemm, gemmkit_gemm, ...), which only describe their
+// matrices as operands.
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <type_traits>
 
 #include "api/batched.hpp"
@@ -126,6 +131,28 @@ int gemm_batched(double alpha, const gemmkit_operand& a, const gemmkit_operand* 
   return api::unsupported_pair(in, out.dtype);
 }
 
+int prepack_operand(const gemmkit_operand& b, PackedRhs** out) {
+  api::clear_error();
+  if (b.rows > std::size_t(PTRDIFF_MAX) || b.cols > std::size_t(PTRDIFF_MAX))
+    return api::fail(GEMMKIT_ERROR_SHAPE, "gemmkit: b has a dimension too large to address");
+  const MatrixRef<char> any{static_cast<const char*>(b.data), index_t(b.rows), index_t(b.cols),
+                            b.rs, b.cs};
+  auto as = [&](auto* tag) {
+    using L = std::remove_pointer_t<decltype(tag)>;
+    return prepack_rhs<L>(MatrixRef<L>{reinterpret_cast<const L*>(any.data), any.rows, any.cols,
+                                       any.rs, any.cs},
+                          out);
+  };
+  switch (b.dtype) {
+    case GEMMKIT_F32: return as(static_cast<float*>(nullptr));
+    case GEMMKIT_F64: return as(static_cast<double*>(nullptr));
+    case GEMMKIT_F16: return as(static_cast<float16*>(nullptr));
+    case GEMMKIT_BF16: return as(static_cast<bfloat16*>(nullptr));
+    case GEMMKIT_I8: return as(static_cast<std::int8_t*>(nullptr));
+    default: return api::unsupported_input("b", b.dtype);
+  }
+}
+
 int gemm_requant_batched(const gemmkit_operand& a, const gemmkit_operand* b,
                          const PackedRhs* packed, const gemmkit_requant& rq, const gemmkit_operand& out) {
   api::clear_error();
@@ -174,9 +201,153 @@ int gemm_requant_batched(const gemmkit_operand& a, const gemmkit_operand* b,
   return api::requant_operands<std::uint8_t>(a, b, packed, r, out);
 }
 
+namespace {
+
+// One matrix of an argument-list entry as an operand (read-only inputs).
+gemmkit_operand matrix(const void* data, int dtype, size_t rows, size_t cols, ptrdiff_t rs,
+                       ptrdiff_t cs, bool input) {
+  return {const_cast<void*>(data), dtype, input ? GEMMKIT_OPERAND_READONLY : 0, 1, rows, cols,
+          0, rs, cs};
+}
+
+// A vector of the requantization: `kind` chooses 1, m or n values.
+gemmkit_operand vector(const void* data, int dtype, int kind, size_t m, size_t n,
+                       ptrdiff_t stride) {
+  const size_t len = kind == 1 ? m : kind == 2 ? n : 1;
+  return {const_cast<void*>(data), dtype, GEMMKIT_OPERAND_READONLY, 1, data ? len : 0, 1, 0,
+          stride, 1};
+}
+
+int list_gemm(int in, int out, size_t m, size_t n, size_t k, double alpha, const void* a,
+              ptrdiff_t rs_a, ptrdiff_t cs_a, const void* b, ptrdiff_t rs_b, ptrdiff_t cs_b,
+              const gemmkit_packed_rhs* packed, double beta, const void* c_in, ptrdiff_t rs_ci,
+              ptrdiff_t cs_ci, void* c_out, ptrdiff_t rs_co, ptrdiff_t cs_co) {
+  const gemmkit_operand va = matrix(a, in, m, k, rs_a, cs_a, true);
+  const gemmkit_operand vb = matrix(b, in, k, n, rs_b, cs_b, true);
+  const gemmkit_operand vc = matrix(c_in, out, m, n, rs_ci, cs_ci, true);
+  const gemmkit_operand vo = matrix(c_out, out, m, n, rs_co, cs_co, false);
+  return gemm_batched(alpha, va, packed ? nullptr : &vb, packed ? packed->packed : nullptr, beta,
+                      c_in ? &vc : nullptr, vo, nullptr);
+}
+
+int list_requant(int out, size_t m, size_t n, size_t k, const signed char* a, ptrdiff_t rs_a,
+                 ptrdiff_t cs_a, const signed char* b, ptrdiff_t rs_b, ptrdiff_t cs_b,
+                 const gemmkit_packed_rhs* packed, int scale_kind, const float* scale,
+                 ptrdiff_t scale_stride, int zero_point, int bias_kind, const int* bias,
+                 ptrdiff_t bias_stride, void* c_out, ptrdiff_t rs_co, ptrdiff_t cs_co) {
+  const gemmkit_operand va = matrix(a, GEMMKIT_I8, m, k, rs_a, cs_a, true);
+  const gemmkit_operand vb = matrix(b, GEMMKIT_I8, k, n, rs_b, cs_b, true);
+  const gemmkit_operand vo = matrix(c_out, out, m, n, rs_co, cs_co, false);
+  gemmkit_requant rq{};
+  rq.scale_kind = scale_kind;
+  rq.scale = vector(scale, GEMMKIT_F32, scale_kind, m, n, scale_stride);
+  rq.zero_point = zero_point;
+  rq.bias_kind = bias_kind;
+  if (bias) rq.bias = vector(bias, GEMMKIT_I32, bias_kind, m, n, bias_stride);
+  return gemm_requant_batched(va, packed ? nullptr : &vb, packed ? packed->packed : nullptr, rq,
+                              vo);
+}
+
+}  // namespace
+
 }  // namespace gemmkit
 
 extern "C" {
+
+GEMMKIT_API int gemmkit_sgemm(size_t m, size_t n, size_t k, float alpha, const float* a,
+                              ptrdiff_t rs_a, ptrdiff_t cs_a, const float* b, ptrdiff_t rs_b,
+                              ptrdiff_t cs_b, float beta, const float* c_in, ptrdiff_t rs_ci,
+                              ptrdiff_t cs_ci, float* c_out, ptrdiff_t rs_co, ptrdiff_t cs_co) {
+  return gemmkit::list_gemm(GEMMKIT_F32, GEMMKIT_F32, m, n, k, alpha, a, rs_a, cs_a, b, rs_b,
+                            cs_b, nullptr, beta, c_in, rs_ci, cs_ci, c_out, rs_co, cs_co);
+}
+
+GEMMKIT_API int gemmkit_dgemm(size_t m, size_t n, size_t k, double alpha, const double* a,
+                              ptrdiff_t rs_a, ptrdiff_t cs_a, const double* b, ptrdiff_t rs_b,
+                              ptrdiff_t cs_b, double beta, const double* c_in, ptrdiff_t rs_ci,
+                              ptrdiff_t cs_ci, double* c_out, ptrdiff_t rs_co, ptrdiff_t cs_co) {
+  return gemmkit::list_gemm(GEMMKIT_F64, GEMMKIT_F64, m, n, k, alpha, a, rs_a, cs_a, b, rs_b,
+                            cs_b, nullptr, beta, c_in, rs_ci, cs_ci, c_out, rs_co, cs_co);
+}
+
+GEMMKIT_API int gemmkit_gemm(gemmkit_dtype in, gemmkit_dtype out, size_t m, size_t n, size_t k,
+                             double alpha, const void* a, ptrdiff_t rs_a, ptrdiff_t cs_a,
+                             const void* b, ptrdiff_t rs_b, ptrdiff_t cs_b, double beta,
+                             const void* c_in, ptrdiff_t rs_ci, ptrdiff_t cs_ci, void* c_out,
+                             ptrdiff_t rs_co, ptrdiff_t cs_co) {
+  return gemmkit::list_gemm(in, out, m, n, k, alpha, a, rs_a, cs_a, b, rs_b, cs_b, nullptr, beta,
+                            c_in, rs_ci, cs_ci, c_out, rs_co, cs_co);
+}
+
+GEMMKIT_API int gemmkit_gemm_packed(gemmkit_dtype out, size_t m, double alpha, const void* a,
+                                    ptrdiff_t rs_a, ptrdiff_t cs_a, const gemmkit_packed_rhs* b,
+                                    double beta, const void* c_in, ptrdiff_t rs_ci,
+                                    ptrdiff_t cs_ci, void* c_out, ptrdiff_t rs_co,
+                                    ptrdiff_t cs_co) {
+  if (!b) return gemmkit::null_operand("packed b");
+  return gemmkit::list_gemm(b->dtype, out, m, b->n, b->k, alpha, a, rs_a, cs_a, nullptr, 0, 0, b,
+                            beta, c_in, rs_ci, cs_ci, c_out, rs_co, cs_co);
+}
+
+GEMMKIT_API int gemmkit_gemm_requant(gemmkit_dtype out, size_t m, size_t n, size_t k,
+                                     const signed char* a, ptrdiff_t rs_a, ptrdiff_t cs_a,
+                                     const signed char* b, ptrdiff_t rs_b, ptrdiff_t cs_b,
+                                     int scale_kind, const float* scale, ptrdiff_t scale_stride,
+                                     int zero_point, int bias_kind, const int* bias,
+                                     ptrdiff_t bias_stride, void* c_out, ptrdiff_t rs_co,
+                                     ptrdiff_t cs_co) {
+  return gemmkit::list_requant(out, m, n, k, a, rs_a, cs_a, b, rs_b, cs_b, nullptr, scale_kind,
+                               scale, scale_stride, zero_point, bias_kind, bias, bias_stride,
+                               c_out, rs_co, cs_co);
+}
+
+GEMMKIT_API int gemmkit_gemm_requant_packed(gemmkit_dtype out, size_t m, const signed char* a,
+                                            ptrdiff_t rs_a, ptrdiff_t cs_a,
+                                            const gemmkit_packed_rhs* b, int scale_kind,
+                                            const float* scale, ptrdiff_t scale_stride,
+                                            int zero_point, int bias_kind, const int* bias,
+                                            ptrdiff_t bias_stride, void* c_out, ptrdiff_t rs_co,
+                                            ptrdiff_t cs_co) {
+  if (!b) return gemmkit::null_operand("packed b");
+  return gemmkit::list_requant(out, m, b->n, b->k, a, rs_a, cs_a, nullptr, 0, 0, b, scale_kind,
+                               scale, scale_stride, zero_point, bias_kind, bias, bias_stride,
+                               c_out, rs_co, cs_co);
+}
+
+GEMMKIT_API int gemmkit_prepack_rhs(gemmkit_dtype in, size_t k, size_t n, const void* b,
+                                    ptrdiff_t rs_b, ptrdiff_t cs_b, gemmkit_packed_rhs** out) {
+  using namespace gemmkit;
+  api::clear_error();
+  if (!out) return null_operand("out handle");
+  *out = nullptr;
+  const gemmkit_operand vb = matrix(b, in, k, n, rs_b, cs_b, true);
+  PackedRhs* packed = nullptr;
+  if (int st = prepack_operand(vb, &packed)) return st;
+  // malloc, not new: the wasm side module may import only C functions from
+  // Pyodide's main module (no C++ runtime; see wasm/build.py).
+  auto* handle = static_cast<gemmkit_packed_rhs*>(std::calloc(1, sizeof(gemmkit_packed_rhs)));
+  if (!handle) {
+    free_packed_rhs(packed);
+    return api::fail(GEMMKIT_ERROR_ALLOC, "gemmkit: could not allocate the packed operand handle");
+  }
+  handle->packed = packed;
+  handle->dtype = in;
+  handle->k = k;
+  handle->n = n;
+  std::snprintf(handle->json, sizeof handle->json, "%s", packed_rhs_json(*packed));
+  *out = handle;
+  return GEMMKIT_OK;
+}
+
+GEMMKIT_API void gemmkit_packed_rhs_free(gemmkit_packed_rhs* packed) {
+  if (!packed) return;
+  gemmkit::free_packed_rhs(packed->packed);
+  std::free(packed);
+}
+
+GEMMKIT_API const char* gemmkit_packed_rhs_describe(const gemmkit_packed_rhs* packed) {
+  return packed ? packed->json : "{}";
+}
 
 GEMMKIT_API int gemmkit_gemm_batched(double alpha, const gemmkit_operand* a,
                                      const gemmkit_operand* b,

@@ -11,6 +11,7 @@
 #include "driver/driver.hpp"
 #include "kernel/widen.hpp"
 #include "special/gemv.hpp"
+#include "special/small.hpp"
 
 namespace gemmkit::GEMMKIT_ISA_NAMESPACE {
 
@@ -30,14 +31,17 @@ int family_gemm(const GemmTask<typename Family<0>::L, typename Family<0>::A, O>&
     // microkernel stores whole vectors (row-major C becomes C^T = B^T A^T).
     const index_t rs = t.rs_co < 0 ? -t.rs_co : t.rs_co;
     const index_t cs = t.cs_co < 0 ? -t.cs_co : t.cs_co;
-    if (t.rs_co != 1 && (t.cs_co == 1 || rs > cs)) t = transposed(t);
-    // Matrix-vector shapes are bandwidth-bound: skip packing altogether
-    // (homogeneous floats; the other families always run the driver).
+    if (t.rs_co != 1 && (t.cs_co == 1 || rs > cs)) transpose(t);
+    // Matrix-vector shapes are bandwidth-bound and small ones dominated by
+    // fixed costs: skip packing altogether (homogeneous floats; the other
+    // families always run the driver).
     if constexpr (std::is_same_v<L, A> && std::is_same_v<A, O> &&
                   std::is_floating_point_v<A>) {
       using Token = typename Main::Token;
       if (t.n == 1) return special::Gemv<Token, A>::run(t);
       if (t.m == 1) return special::Gemv<Token, A>::run(transposed(t));
+      // Small products: packing would cost more than the arithmetic.
+      if (special::Small<Token, A>::fits(t)) return special::Small<Token, A>::run(t);
     }
   }
   if constexpr (SKINNY_NR > 0) {

@@ -111,33 +111,41 @@ static inline T activate_scalar(T v, const Epilogue<T>& e) {
 
 // C^T = B^T A^T: the same product with the roles of m and n swapped.  The
 // driver computes in whichever orientation gives unit-stride C columns.
+// In place: the per-call paths of tiny products cannot afford copies of
+// the task (a copy right after its fields were written stalls on store
+// forwarding).
 template <class L, class A, class O>
-static inline GemmTask<L, A, O> transposed(const GemmTask<L, A, O>& task) {
-  GemmTask<L, A, O> t = task;
-  t.m = task.n;
-  t.n = task.m;
-  t.a = task.b;
-  t.rs_a = task.cs_b;
-  t.cs_a = task.rs_b;
-  t.b = task.a;
-  t.rs_b = task.cs_a;
-  t.cs_b = task.rs_a;
-  t.rs_ci = task.cs_ci;
-  t.cs_ci = task.rs_ci;
-  t.rs_co = task.cs_co;
-  t.cs_co = task.rs_co;
-  if (task.epi.bias_kind == BiasKind::kPerRow) {
-    t.epi.bias_kind = BiasKind::kPerCol;
-  } else if (task.epi.bias_kind == BiasKind::kPerCol) {
-    t.epi.bias_kind = BiasKind::kPerRow;
-  }
+static inline void transpose(GemmTask<L, A, O>& t) {
+  auto swap = [](auto& x, auto& y) {
+    auto tmp = x;
+    x = y;
+    y = tmp;
+  };
+  swap(t.m, t.n);
+  const L* a = t.a;
+  t.a = t.b;
+  t.b = a;
+  const index_t rs_a = t.rs_a, cs_a = t.cs_a;
+  t.rs_a = t.cs_b;
+  t.cs_a = t.rs_b;
+  t.rs_b = cs_a;
+  t.cs_b = rs_a;
+  swap(t.rs_ci, t.cs_ci);
+  swap(t.rs_co, t.cs_co);
   auto flip_bias = [](BiasKind k) {
     return k == BiasKind::kPerRow ? BiasKind::kPerCol
            : k == BiasKind::kPerCol ? BiasKind::kPerRow : k;
   };
-  t.rq.bias_kind = flip_bias(task.rq.bias_kind);
-  if (task.rq.scale_kind == ScaleKind::kPerRow) t.rq.scale_kind = ScaleKind::kPerCol;
-  else if (task.rq.scale_kind == ScaleKind::kPerCol) t.rq.scale_kind = ScaleKind::kPerRow;
+  t.epi.bias_kind = flip_bias(t.epi.bias_kind);
+  t.rq.bias_kind = flip_bias(t.rq.bias_kind);
+  if (t.rq.scale_kind == ScaleKind::kPerRow) t.rq.scale_kind = ScaleKind::kPerCol;
+  else if (t.rq.scale_kind == ScaleKind::kPerCol) t.rq.scale_kind = ScaleKind::kPerRow;
+}
+
+template <class L, class A, class O>
+static inline GemmTask<L, A, O> transposed(const GemmTask<L, A, O>& task) {
+  GemmTask<L, A, O> t = task;
+  transpose(t);
   return t;
 }
 
