@@ -58,6 +58,9 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--samples", type=int, default=9)
     ap.add_argument("--sample-ms", type=float, default=60.0)
+    ap.add_argument("--settle", type=float, default=0.3,
+                    help="seconds of pause before each batched sample (OpenBLAS's idle "
+                         "workers spin after a call)")
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args()
 
@@ -76,7 +79,7 @@ def main() -> int:
         assert np.allclose(gemmkit.matmul(a, b), ref, rtol=1e-4, atol=1e-4 * n)
         rows.append(point(f"batched matmul {batch} x {n}^3 f32",
                           lambda: gemmkit.matmul(a, b), lambda: np.matmul(a, b),
-                          args.samples, s, 0.3))
+                          args.samples, s, args.settle))
 
     a8 = rng.standard_normal((8, 8)).astype(np.float32)
     b8 = rng.standard_normal((8, 8)).astype(np.float32)

@@ -657,15 +657,29 @@ struct BatchJob {
   int status;  // the first failure (written under the pool's barrier rules: one int)
 };
 
+// Products [lo, hi) of the batch: one descriptor call runs them all (the
+// kernel entry loops), except where nothing is read (scale_only per matrix).
 template <class L, class O>
-int run_one(const BatchJob<L, O>& job, index_t i) {
+int run_chunk(const BatchJob<L, O>& job, index_t lo, index_t hi) {
   GemmTask<L, acc_t<L>, O> t = job.t0;
-  if (t.a) t.a += i * job.step_a;
-  if (t.b) t.b += i * job.step_b;
-  if (t.c_in) t.c_in += i * job.step_c;
-  t.c_out += i * job.step_o;
-  return execute(*job.sel, job.reads_ab && job.packed ? packed_task(t, *job.packed) : t,
-                 job.reads_ab, job.requant);
+  if (t.a) t.a += lo * job.step_a;
+  if (t.b) t.b += lo * job.step_b;
+  if (t.c_in) t.c_in += lo * job.step_c;
+  t.c_out += lo * job.step_o;
+  if (!job.reads_ab) {
+    for (index_t i = lo; i < hi; ++i) {
+      if (int st = execute(*job.sel, t, false, job.requant)) return st;
+      if (t.c_in) t.c_in += job.step_c;
+      t.c_out += job.step_o;
+    }
+    return GEMMKIT_OK;
+  }
+  t.batch = hi - lo;
+  t.batch_a = job.step_a;
+  t.batch_b = job.step_b;
+  t.batch_c = job.step_c;
+  t.batch_o = job.step_o;
+  return execute(*job.sel, job.packed ? packed_task(t, *job.packed) : t, true, job.requant);
 }
 
 template <class L, class O>
@@ -673,12 +687,9 @@ void batch_worker(void* ctx, const parallel::Team& team) {
   auto& job = *static_cast<BatchJob<L, O>*>(ctx);
   const index_t lo = job.batch * team.tid / team.size;
   const index_t hi = job.batch * (team.tid + 1) / team.size;
-  for (index_t i = lo; i < hi; ++i) {
-    const int st = run_one(job, i);
-    if (st != GEMMKIT_OK) {
-      __atomic_store_n(&job.status, st, __ATOMIC_RELAXED);
-      return;
-    }
+  if (lo < hi) {
+    const int st = run_chunk(job, lo, hi);
+    if (st != GEMMKIT_OK) __atomic_store_n(&job.status, st, __ATOMIC_RELAXED);
   }
 }
 
@@ -690,11 +701,7 @@ int run_batch(BatchJob<L, O>& job) {
   const bool across = job.batch > 1 && threads > 1 &&
                       work * double(job.batch) >= kBatchMinParallelWork &&
                       (work < kBatchParallelWork || job.batch >= 2 * index_t(threads));
-  if (!across) {
-    for (index_t i = 0; i < job.batch; ++i)
-      if (int st = run_one(job, i)) return st;
-    return GEMMKIT_OK;
-  }
+  if (!across) return run_chunk(job, 0, job.batch);
   job.t0.max_threads = 1;  // one product per thread; the results do not depend on it
   job.status = GEMMKIT_OK;
   const int team = job.batch < index_t(threads) ? int(job.batch) : threads;

@@ -19,19 +19,14 @@ namespace gemmkit::GEMMKIT_ISA_NAMESPACE {
 // narrower tile (SKINNY_NR, 0 = none) can serve outputs with few columns,
 // where padding n up to NR would waste arithmetic (16 columns in 12-wide
 // tiles is 12 + 4).
+// One oriented product: the special paths, else the driver.
 template <template <int> class Family, int SKINNY_NR, class O>
-int family_gemm(const GemmTask<typename Family<0>::L, typename Family<0>::A, O>& task) {
+int family_one(const GemmTask<typename Family<0>::L, typename Family<0>::A, O>& t) {
   using Main = Family<0>;
   using L = typename Main::L;
   using A = typename Main::A;
   constexpr int NR = Main::kNr;
-  GemmTask<L, A, O> t = task;
   if (!t.packed_a) {
-    // Compute in the orientation where C's columns have unit stride, so the
-    // microkernel stores whole vectors (row-major C becomes C^T = B^T A^T).
-    const index_t rs = t.rs_co < 0 ? -t.rs_co : t.rs_co;
-    const index_t cs = t.cs_co < 0 ? -t.cs_co : t.cs_co;
-    if (t.rs_co != 1 && (t.cs_co == 1 || rs > cs)) transpose(t);
     // Matrix-vector shapes are bandwidth-bound and small ones dominated by
     // fixed costs: skip packing altogether (homogeneous floats; the other
     // families always run the driver).
@@ -54,6 +49,35 @@ int family_gemm(const GemmTask<typename Family<0>::L, typename Family<0>::A, O>&
     }
   }
   return driver::BlockedGemm<Main, O>::run(t, NR);
+}
+
+// A task (or a batch of them, task.batch > 1) in the orientation where C's
+// columns have unit stride, so the microkernel stores whole vectors
+// (row-major C becomes C^T = B^T A^T).  A batch is oriented and routed
+// once and run here, inside the ISA's code: a small product costs tens of
+// nanoseconds, as much as a call through the descriptor.
+template <template <int> class Family, int SKINNY_NR, class O>
+int family_gemm(const GemmTask<typename Family<0>::L, typename Family<0>::A, O>& task) {
+  using L = typename Family<0>::L;
+  GemmTask<L, typename Family<0>::A, O> t = task;
+  if (!t.packed_a) {
+    const index_t rs = t.rs_co < 0 ? -t.rs_co : t.rs_co;
+    const index_t cs = t.cs_co < 0 ? -t.cs_co : t.cs_co;
+    if (t.rs_co != 1 && (t.cs_co == 1 || rs > cs)) transpose(t);
+  }
+  if (t.batch <= 1) return family_one<Family, SKINNY_NR, O>(t);
+  const L* a0 = t.a;
+  const L* b0 = t.b;
+  const O* c0 = t.c_in;
+  O* o0 = t.c_out;
+  for (index_t i = 0; i < t.batch; ++i) {
+    if (a0) t.a = a0 + i * t.batch_a;
+    t.b = b0 + i * t.batch_b;
+    if (c0) t.c_in = c0 + i * t.batch_c;
+    t.c_out = o0 + i * t.batch_o;
+    if (int st = family_one<Family, SKINNY_NR, O>(t)) return st;
+  }
+  return GEMMKIT_OK;
 }
 
 template <template <int> class Family>

@@ -85,6 +85,11 @@ struct GemmTask {
   const void* packed_a;
   index_t packed_kc;
   int max_threads;  // resolved by L8 from the tuning registry
+  // A batch of products of this shape (batch > 1): product i reads a, b
+  // and c_in and writes c_out at i * batch_a, ... elements from the views
+  // above (0 broadcasts).  The kernel entry runs them in turn.
+  index_t batch;
+  index_t batch_a, batch_b, batch_c, batch_o;
 };
 
 template <class T>
@@ -132,6 +137,7 @@ static inline void transpose(GemmTask<L, A, O>& t) {
   t.cs_b = rs_a;
   swap(t.rs_ci, t.cs_ci);
   swap(t.rs_co, t.cs_co);
+  swap(t.batch_a, t.batch_b);
   auto flip_bias = [](BiasKind k) {
     return k == BiasKind::kPerRow ? BiasKind::kPerCol
            : k == BiasKind::kPerCol ? BiasKind::kPerRow : k;
