@@ -639,12 +639,12 @@ int check_operand_dims(const char* name, const gemmkit_operand& op, std::size_t 
   return GEMMKIT_OK;
 }
 
-// Products below this many multiply-adds run one per thread across the
-// batch; larger ones share the threads tile by tile.  (Measured on the
-// 2-core Xeon of 2026-12: a 128^3 product gains little from a second
-// thread, a batch of them nearly 2x.)
-constexpr double kBatchParallelWork = 128.0 * 128.0 * 128.0;
-// Below this much work in all, waking the pool costs more than it gives.
+// The batch is split across threads, one product per thread at a time,
+// when the driver would not split a product itself (below two workers'
+// worth of GEMMKIT_MNK_PER_WORKER), or when there are at least two products
+// per thread; otherwise each product shares the threads tile by tile.
+// Below this much work in all, the parallel region costs more than it
+// gives (the driver's GEMMKIT_PARALLEL_THRESHOLD is of the same order).
 constexpr double kBatchMinParallelWork = 32.0 * 32.0 * 32.0;
 
 template <class L, class O>
@@ -700,7 +700,8 @@ int run_batch(BatchJob<L, O>& job) {
   const int threads = t.max_threads;
   const bool across = job.batch > 1 && threads > 1 &&
                       work * double(job.batch) >= kBatchMinParallelWork &&
-                      (work < kBatchParallelWork || job.batch >= 2 * index_t(threads));
+                      (work < 2.0 * double(tuning::get(tuning::Knob::kMnkPerWorker)) ||
+                       job.batch >= 2 * index_t(threads));
   if (!across) return run_chunk(job, 0, job.batch);
   job.t0.max_threads = 1;  // one product per thread; the results do not depend on it
   job.status = GEMMKIT_OK;

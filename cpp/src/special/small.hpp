@@ -3,14 +3,14 @@
 //   C = act(alpha * A B + beta * C_in + bias), oriented so that C and A
 //   have unit-stride columns (rs_co == 1, rs_a == 1).
 //
-// Below a few thousand multiply-adds, packing A and B into panels and the
-// driver's blocking cost more than the arithmetic (an 8x8x8 product spent
-// ~600 ns in the driver on the 2026-12 Xeon, most of it outside the
-// kernel).  Here each column block of C is one pass: four columns of
-// accumulators, A's column segments loaded from L1 as they are used.  The
-// per-element arithmetic is the driver's (one accumulator per element, the
-// depth in order, alpha then beta then the epilogue), so the results are
-// those of the blocked path.
+// For small products, packing A and B into panels and the driver's
+// blocking cost more than the arithmetic: a batch of 8x8x8 f32 products took
+// 144 ns each through the driver and 50 ns here (one thread, AMD EPYC Zen 4
+// VM, 2026-12-01).  Here each block of columns of C is one pass with eight
+// accumulators (two row vectors by four columns), A's column segments
+// loaded from L1 as they are used.  The per-element arithmetic is the
+// driver's (one accumulator per element, the depth in order, alpha then
+// beta then the epilogue), so results round as the blocked path's do.
 #pragma once
 
 #include "kernel/microkernel.hpp"
@@ -27,9 +27,9 @@ struct Small {
   static constexpr int kCols = 4;  // columns per pass (x 2 row vectors: 8 accumulators)
 
   // Up to this many multiply-adds, with A small enough to stay in L1/L2
-  // across the column passes, the direct pass beats packing (measured on
-  // the 2026-12 Xeon, f32 AVX-512, one thread: 88-103 GFLOP/s direct
-  // against 47-90 through the driver for 32^3..96^3).
+  // across the column passes, the direct pass beats packing (AMD EPYC Zen 4
+  // VM, 2026-12-01, f32 AVX-512, one thread: 88-109 GFLOP/s direct against
+  // 47-94 through the driver for 32^3..96^3; the driver wins from 128^3).
   static constexpr double kMaxWork = 96.0 * 96.0 * 96.0;
   static constexpr double kMaxABytes = 64.0 * 1024.0;
 
