@@ -655,7 +655,7 @@ def gemm_requant(a, b, *, scale, zero_point, bias=None, out_dtype="int8", out=No
             f"gemmkit: dtype mismatch: out_dtype is {res} but out is {_dt.describe(out)} "
             "(gemmkit does not convert; cast explicitly)")
     m, n = a.shape[0], b.shape[1]
-    zp = _dt.zero_point_value(zero_point, res)
+    zp = _dt.zero_point_value(zero_point)
     # The vectors are converted (copies), so their overlap with out is
     # judged here, on the caller's arrays.
     may_share = backend.may_share_memory

@@ -244,14 +244,12 @@ def real_scalar(value, name: str) -> float:
 _REAL_RULE = "must be a real number (for int8 products an integer in the int32 range)"
 
 
-def zero_point_value(value, out_dtype: str) -> int:
-    lo, hi = REQUANT_RANGES[out_dtype]
+def zero_point_value(value) -> int:
+    """zero_point as the int the C ABI takes (the core checks that it lies
+    in the output's range); what does not fit an int is out of any range."""
     v = integer_value(value, "zero_point")
-    if not lo <= v <= hi:
-        raise ArgumentError(
-            f"gemmkit: zero_point={value!r} lies outside the {out_dtype} output "
-            f"range [{lo}, {hi}]"
-        )
+    if not INT32_MIN <= v <= INT32_MAX:
+        raise ArgumentError(f"gemmkit: zero_point {value!r} is out of the output range")
     return v
 
 
