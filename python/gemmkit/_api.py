@@ -196,6 +196,21 @@ def _broadcast_c(c, m, n):
 # --------------------------------------------------------------------------
 # gemm, gemm_batched
 
+def _matrices(entry, a, b, out):
+    """(a, b, out) of a 2-D entry as arrays (b may stay a PackedRhs)."""
+    a = _operand(a, "a")
+    if type(b) is not PackedRhs:
+        b = _operand(b, "b")
+    if out is not None:
+        out = _out_arg(out)
+    if a.ndim != 2 or len(b.shape) != 2 or (out is not None and out.ndim != 2):
+        raise ShapeError(
+            f"gemmkit: {entry} takes 2-D operands, got a.ndim={a.ndim}, b.ndim={len(b.shape)}"
+            + ("" if out is None else f", out.ndim={out.ndim}")
+            + (" (gemm_batched takes stacks of matrices)" if entry == "gemm" else ""))
+    return a, b, out
+
+
 def gemm(a, b, c=None, *, alpha=1.0, beta=0.0, out=None, out_dtype=None, bias=None,
          activation=None):
     """``act(alpha * a @ b + beta * c + bias)``, by the fastest kernel here.
@@ -243,17 +258,8 @@ def gemm(a, b, c=None, *, alpha=1.0, beta=0.0, out=None, out_dtype=None, bias=No
     is written.  Without ``out`` a new C-contiguous array is returned (a
     C-contiguous ``memoryview`` under Pyodide without numpy).
     """
-    a = _operand(a, "a")
-    if type(b) is not PackedRhs:
-        b = _operand(b, "b")
     caller_out = out
-    if out is not None:
-        out = _out_arg(out)
-    if a.ndim != 2 or len(b.shape) != 2 or (out is not None and out.ndim != 2):
-        raise ShapeError(
-            f"gemmkit: gemm takes 2-D operands, got a.ndim={a.ndim}, b.ndim={len(b.shape)}"
-            + ("" if out is None else f", out.ndim={out.ndim}")
-            + " (gemm_batched takes stacks of matrices)")
+    a, b, out = _matrices("gemm", a, b, out)
     m, n = a.shape[0], b.shape[1]
     in_name = _dt.operand_dtype(a)
     res = _result_name(in_name, out_dtype, out, a)
@@ -639,16 +645,8 @@ def gemm_requant(a, b, *, scale, zero_point, bias=None, out_dtype="int8", out=No
     result; neither ``scale`` nor ``bias`` may share memory with it
     (:class:`OverlapError`).
     """
-    a = _operand(a, "a")
-    if type(b) is not PackedRhs:
-        b = _operand(b, "b")
     caller_out = out
-    if out is not None:
-        out = _out_arg(out)
-    if a.ndim != 2 or len(b.shape) != 2 or (out is not None and out.ndim != 2):
-        raise ShapeError(
-            f"gemmkit: gemm_requant takes 2-D operands, got a.ndim={a.ndim}, "
-            f"b.ndim={len(b.shape)}" + ("" if out is None else f", out.ndim={out.ndim}"))
+    a, b, out = _matrices("gemm_requant", a, b, out)
     res = _dt.requant_output_dtype(out_dtype)
     if out is not None and _dt.operand_dtype(out) != res:
         raise DTypeError(

@@ -109,3 +109,22 @@ def test_nested_lists_without_a_buffer():
     got = gemmkit.matmul([[1.0, 2.0], [3.0, 4.0]], [[1.0, 0.0], [0.0, 1.0]])
     assert [list(r) for r in (got.tolist() if hasattr(got, "tolist") else got)] == [
         [1.0, 2.0], [3.0, 4.0]]
+
+
+def test_code_tables_come_from_the_library():
+    # Status, dtype and activation codes are read from gemmkit_codes_json(),
+    # and every status the core reports maps onto its documented class.
+    from gemmkit import _errors
+    from gemmkit._backend import backend
+
+    codes = backend.CODES
+    classes = {"shape": gemmkit.ShapeError, "dtype": gemmkit.DTypeError,
+               "stride": gemmkit.LayoutError, "overlap": gemmkit.OverlapError,
+               "value": gemmkit.ArgumentError, "isa": gemmkit.IsaError,
+               "alloc": gemmkit.WorkspaceError, "internal": gemmkit.InternalError}
+    assert set(codes["status"]) == set(classes) | {"ok"}
+    for name, cls in classes.items():
+        assert type(_errors.error_from_status(codes["status"][name], "gemmkit: x")) is cls
+    assert codes["pairs"]["float16"] == ["float16", "float32"]
+    assert codes["accumulators"]["bfloat16"] == "float32"
+    assert len(set(codes["dtypes"].values())) == len(codes["dtypes"])

@@ -49,6 +49,63 @@ struct Text {
   }
 };
 
+// JSON over Text: objects and arrays of names and integers.
+struct Json {
+  Text text;
+  bool first = true;
+  void sep() {
+    if (!first) text.add(",");
+    first = false;
+  }
+  void key(const char* k) {
+    sep();
+    if (k) text.add("\"%s\":", k);
+  }
+  void open(const char* k, const char* bracket) {
+    key(k);
+    text.add(bracket);
+    first = true;
+  }
+  void close(const char* bracket) {
+    text.add(bracket);
+    first = false;
+  }
+  void num(const char* k, int v) {
+    key(k);
+    text.add("%s%d", "", v);
+  }
+  void str(const char* k, const char* v) {
+    key(k);
+    text.add("\"%s\"", v);
+  }
+};
+
+struct NamedCode {
+  const char* name;
+  int code;
+};
+
+constexpr NamedCode kStatuses[] = {
+    {"ok", GEMMKIT_OK},           {"shape", GEMMKIT_ERROR_SHAPE},
+    {"dtype", GEMMKIT_ERROR_DTYPE}, {"stride", GEMMKIT_ERROR_STRIDE},
+    {"overlap", GEMMKIT_ERROR_OVERLAP}, {"value", GEMMKIT_ERROR_VALUE},
+    {"isa", GEMMKIT_ERROR_ISA},   {"alloc", GEMMKIT_ERROR_ALLOC},
+    {"internal", GEMMKIT_ERROR_INTERNAL}};
+constexpr NamedCode kActivations[] = {{"none", GEMMKIT_ACT_NONE},
+                                      {"relu", GEMMKIT_ACT_RELU},
+                                      {"clip", GEMMKIT_ACT_CLIP},
+                                      {"leaky_relu", GEMMKIT_ACT_LEAKY_RELU}};
+constexpr NamedCode kBiasKinds[] = {{"none", GEMMKIT_BIAS_NONE},
+                                    {"per_row", GEMMKIT_BIAS_PER_ROW},
+                                    {"per_col", GEMMKIT_BIAS_PER_COL}};
+
+template <std::size_t N>
+void codes(Json& j, const char* k, const NamedCode (&table)[N]) {
+  j.open(k, "{");
+  for (const NamedCode& c : table) j.num(c.name, c.code);
+  j.close("}");
+}
+
 Text build_inputs() {
   Text t;
   int last = -2;
@@ -123,72 +180,42 @@ int to_int32_scalar(double v, const char* name, int* out) {
 }
 
 const char* codes_json() {
-  static const Text t = [] {
-    Text j;
-    j.add("{\"abi_version\":%s%d", "", GEMMKIT_ABI_VERSION);
-    j.add(",\"status\":{\"ok\":%s%d", "", GEMMKIT_OK);
-    j.add(",\"shape\":%s%d", "", GEMMKIT_ERROR_SHAPE);
-    j.add(",\"dtype\":%s%d", "", GEMMKIT_ERROR_DTYPE);
-    j.add(",\"stride\":%s%d", "", GEMMKIT_ERROR_STRIDE);
-    j.add(",\"overlap\":%s%d", "", GEMMKIT_ERROR_OVERLAP);
-    j.add(",\"value\":%s%d", "", GEMMKIT_ERROR_VALUE);
-    j.add(",\"isa\":%s%d", "", GEMMKIT_ERROR_ISA);
-    j.add(",\"alloc\":%s%d", "", GEMMKIT_ERROR_ALLOC);
-    j.add(",\"internal\":%s%d}", "", GEMMKIT_ERROR_INTERNAL);
-    const char* sep = "";
-    j.add(",\"dtypes\":{");
-    for (const DtypeRow& r : kDtypes) {
-      j.add(sep);
-      j.add("\"%s\":", r.name);
-      j.add("%s%d", "", r.code);
-      sep = ",";
+  static const Json json = [] {
+    Json j;
+    j.open(nullptr, "{");
+    j.num("abi_version", GEMMKIT_ABI_VERSION);
+    codes(j, "status", kStatuses);
+    j.open("dtypes", "{");
+    for (const DtypeRow& r : kDtypes) j.num(r.name, r.code);
+    j.close("}");
+    j.open("itemsize", "{");
+    for (const DtypeRow& r : kDtypes) j.num(r.name, int(r.size));
+    j.close("}");
+    j.open("pairs", "{");
+    for (std::size_t i = 0; i < sizeof kPairs / sizeof kPairs[0]; ++i) {
+      if (i > 0 && kPairs[i].in == kPairs[i - 1].in) continue;
+      j.open(dtype_name(kPairs[i].in), "[");
+      for (const Pair& p : kPairs)
+        if (p.in == kPairs[i].in) j.str(nullptr, dtype_name(p.out));
+      j.close("]");
     }
-    j.add("},\"itemsize\":{");
-    sep = "";
-    for (const DtypeRow& r : kDtypes) {
-      j.add(sep);
-      j.add("\"%s\":", r.name);
-      j.add("%s%d", "", int(r.size));
-      sep = ",";
-    }
-    j.add("},\"pairs\":{");
-    int last = -2;
-    for (const Pair& p : kPairs) {
-      if (p.in != last) {
-        j.add(last == -2 ? "\"%s\":[" : "],\"%s\":[", dtype_name(p.in));
-        j.add("\"%s\"", dtype_name(p.out));
-        last = p.in;
-      } else {
-        j.add(",\"%s\"", dtype_name(p.out));
-      }
-    }
-    j.add("]},\"accumulators\":{");
-    sep = "";
-#define GEMMKIT_ACC_ROW(in, acc)     \
-    j.add(sep);                      \
-    j.add("\"%s\":", dtype_name(in)); \
-    j.add("\"%s\"", dtype_name(acc)); \
-    sep = ",";
+    j.close("}");
+    j.open("accumulators", "{");
+#define GEMMKIT_ACC_ROW(in, acc) j.str(dtype_name(in), dtype_name(acc));
     GEMMKIT_FOR_EACH_ACCUMULATOR(GEMMKIT_ACC_ROW)
 #undef GEMMKIT_ACC_ROW
-    j.add("},\"requant_outputs\":[");
-    sep = "";
-#define GEMMKIT_REQUANT_NAME(code) \
-    j.add(sep);                    \
-    j.add("\"%s\"", dtype_name(code)); \
-    sep = ",";
+    j.close("}");
+    j.open("requant_outputs", "[");
+#define GEMMKIT_REQUANT_NAME(code) j.str(nullptr, dtype_name(code));
     GEMMKIT_FOR_EACH_REQUANT_OUTPUT(GEMMKIT_REQUANT_NAME)
 #undef GEMMKIT_REQUANT_NAME
-    j.add("],\"activations\":{\"none\":%s%d", "", GEMMKIT_ACT_NONE);
-    j.add(",\"relu\":%s%d", "", GEMMKIT_ACT_RELU);
-    j.add(",\"clip\":%s%d", "", GEMMKIT_ACT_CLIP);
-    j.add(",\"leaky_relu\":%s%d}", "", GEMMKIT_ACT_LEAKY_RELU);
-    j.add(",\"bias_kinds\":{\"none\":%s%d", "", GEMMKIT_BIAS_NONE);
-    j.add(",\"per_row\":%s%d", "", GEMMKIT_BIAS_PER_ROW);
-    j.add(",\"per_col\":%s%d}}", "", GEMMKIT_BIAS_PER_COL);
+    j.close("]");
+    codes(j, "activations", kActivations);
+    codes(j, "bias_kinds", kBiasKinds);
+    j.close("}");
     return j;
   }();
-  return t.buf;
+  return json.text.buf;
 }
 
 }  // namespace gemmkit::api
