@@ -443,27 +443,41 @@ def matmul(a, b, /, out=None, *, casting="same_kind", dtype=None, axes=None):
 
 
 def _matmul_axes(a, b, out, casting, dtype, axes):
-    """matmul with numpy's ``axes``: the matrix axes moved last (views)."""
+    """matmul with numpy's ``axes``: the matrix axes moved last (views).  An
+    entry is a pair of axes, or one axis for a 1-D operand (a vector)."""
     if _np is None:
         raise DTypeError("gemmkit: matmul with axes= needs numpy")
     try:
-        pairs = [tuple(int(v) for v in x) for x in axes]
+        entries = [tuple(int(v) for v in x) for x in axes]
     except TypeError:
-        pairs = []
-    if len(pairs) != 3 or any(len(p) != 2 for p in pairs):
+        entries = []
+    if len(entries) != 3 or any(len(e) not in (1, 2) for e in entries):
         raise ArgumentError(
-            f"gemmkit: matmul axes must be three pairs of axes (a, b, result), got {axes!r}")
+            f"gemmkit: matmul axes must be three entries (a, b, result), each a pair of "
+            f"axes or one axis of a vector, got {axes!r}")
     if _overrides(a, b, *(out if type(out) is tuple else (out,))):
         kw = {} if dtype is None else {"dtype": dtype}
         return _np.matmul(a, b, out=out, casting=casting, axes=axes, **kw)
-    moved = [_np.moveaxis(_operand(x, name), p, (-2, -1))
-             for x, name, p in ((a, "a", pairs[0]), (b, "b", pairs[1]))]
+
+    def core_last(x, entry, name):
+        if len(entry) == 1 and x.ndim == 1:
+            return x
+        if len(entry) == 2 and x.ndim >= 2:
+            return _np.moveaxis(x, entry, (-2, -1))
+        raise ShapeError(
+            f"gemmkit: matmul axes entry {entry} does not fit {name}, which has "
+            f"{x.ndim} dimensions")
+
+    moved = [core_last(_operand(x, name), e, name)
+             for x, name, e in ((a, "a", entries[0]), (b, "b", entries[1]))]
     if out is not None:
         target = _out_arg(out)
-        matmul(*moved, out=_np.moveaxis(target, pairs[2], (-2, -1)), casting=casting,
-               dtype=dtype)
-        return target
-    return _np.moveaxis(matmul(*moved, casting=casting, dtype=dtype), (-2, -1), pairs[2])
+        matmul(*moved, out=core_last(target, entries[2], "out"), casting=casting, dtype=dtype)
+        return _callers(out)
+    result = matmul(*moved, casting=casting, dtype=dtype)
+    if len(entries[2]) == 2 and _np.ndim(result) >= 2:
+        return _np.moveaxis(result, (-2, -1), entries[2])
+    return result
 
 
 def _matmul_numpy(a0, b0, out, casting, dtype):
@@ -510,12 +524,7 @@ def _matmul_numpy(a0, b0, out, casting, dtype):
 
     a2 = a[None, :] if a.ndim == 1 else a
     b2 = b if packed or b_ndim > 1 else b[:, None]
-    m, k = a2.shape[-2:]
-    k2, n = b2.shape[-2:]
-    if k != k2:
-        raise ShapeError(
-            f"gemmkit: matmul: a has {k} columns but b has {k2} rows (shape mismatch in "
-            f"the core dimension)")
+    m, n = a2.shape[-2], b2.shape[-1]  # the core checks the depths agree
     drop_m, drop_n = a.ndim == 1, b_ndim == 1
     core = ((m,) if not drop_m else ()) + ((n,) if not drop_n else ())
     out_batch = None

@@ -177,3 +177,18 @@ def test_c_broadcasts_like_numpy():
         assert np.allclose(got, a @ b + 0.5 * np.asarray(c))
     with pytest.raises(gemmkit.ShapeError):
         gemmkit.gemm(a, b, rng.standard_normal(3), beta=1.0)
+
+
+def test_matmul_axes_like_numpy():
+    rng = np.random.default_rng(8)
+    a = rng.standard_normal((3, 4, 5))
+    for axes in ([(-2, -1), (-1, -2), (1, 2)], [(-2, -1), (-1, -2), (0, 1)],
+                 [(1, 2), (2, 1), (-2, -1)]):
+        assert np.allclose(gemmkit.matmul(a, a, axes=axes), np.matmul(a, a, axes=axes))
+    v = rng.standard_normal(4)
+    m = rng.standard_normal((4, 4))
+    out = np.empty(4)
+    assert gemmkit.matmul(v, m, out=out, axes=[(-1,), (-2, -1), (-1,)]) is out
+    assert np.allclose(out, v @ m)
+    with pytest.raises(ValueError):
+        gemmkit.matmul(v, v, axes=[(-2, -1), (-2, -1), (-2, -1)])

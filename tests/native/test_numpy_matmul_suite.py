@@ -23,6 +23,8 @@ picks its matmul up. The mechanisms:
   [param] the test is parametrized over several functions: only the np.matmul
           case is collected, and gemmkit's is passed in its place.
   [operator] see GemmkitArray.
+  [inplace] the test's np.arange/np.ones hand out GemmkitInplaceArray views,
+          whose ``@=`` is gemmkit's (its ``@``, the reference, numpy's).
   [skip]  no seam: skipped with the reason recorded (_NO_OPERATOR_SEAM,
           _UFUNC_OBJECT).
 
@@ -31,7 +33,7 @@ picks its matmul up. The mechanisms:
         (test_dot_equivalent*, test_matmul_empty, test_matmul_bool, ...
         call np.matmul in their bodies)
     TestMatmulOperator (with MatmulCommon)                   [operator]
-    TestMatmulInplace                                        [skip]
+    TestMatmulInplace                                        [inplace]
     test_matmul_axes; TestMethods.test_dot_matmul_out,
         test_dot_matmul_inner_array_casting_fails, test_matmul_out   [np]
     TestMethods.test_arr_mult, test_no_dgemv (over np.dot, np.matmul)  [param]
@@ -305,7 +307,7 @@ class GemmkitArray(np.ndarray):
 
 
 def _plain(x):
-    return x.view(np.ndarray) if isinstance(x, GemmkitArray) else x
+    return x.view(np.ndarray) if isinstance(x, (GemmkitArray, GemmkitInplaceArray)) else x
 
 
 def _defers(self, other) -> bool:
@@ -315,6 +317,30 @@ def _defers(self, other) -> bool:
     if array_ufunc is not _defers:
         return array_ufunc is None
     return getattr(other, "__array_priority__", -float("inf")) > self.__array_priority__
+
+
+class GemmkitInplaceArray(np.ndarray):
+    """An ndarray whose ``@=`` is gemmkit.matmul with ``out=`` itself, as
+    ndarray.__imatmul__ is numpy.matmul(a, b, out=a).
+
+    TestMatmulInplace makes its operands with np.arange/np.ones in the test
+    body; its module's ``np`` hands them out as views of this class, so
+    ``a @= b`` runs gemmkit in place while ``a @ b``, the test's reference,
+    stays numpy's own operator.
+    """
+
+    def __imatmul__(self, other):
+        # numpy's in-place rule: the matrix axes of a, b and a itself, so the
+        # result must have a's shape (no broadcasting into it).
+        axes = [(-2, -1)] * 3 if self.ndim >= 2 else [(-1,), (-2, -1), (-1,)]
+        gemmkit_matmul(_plain(self), _plain(other), out=(_plain(self),), axes=axes)
+        return self
+
+
+def _inplace_maker(make):
+    def made(*args, **kwargs):
+        return make(*args, **kwargs).view(GemmkitInplaceArray)
+    return made
 
 
 def gemmkit_operator_matmul(a, b):
@@ -357,6 +383,7 @@ class _ModuleWith(types.ModuleType):
 _NP_WITH_GEMMKIT = _ModuleWith(np, matmul=gemmkit_matmul)
 _NP_WITH_GEMMKIT_LINALG = _ModuleWith(np, linalg=_ModuleWith(np.linalg, matmul=gemmkit_matmul))
 _UMT_WITH_GEMMKIT = _ModuleWith(umt, matmul=gemmkit_matmul)
+_NP_INPLACE = _ModuleWith(np, arange=_inplace_maker(np.arange), ones=_inplace_maker(np.ones))
 
 # What a test's own module globals get while it runs (see the module docstring).
 _PATCHES = {
@@ -364,6 +391,7 @@ _PATCHES = {
     "np.linalg": ("np", _NP_WITH_GEMMKIT_LINALG),     # `np.linalg.matmul`
     "linalg": ("matmul", gemmkit_matmul),             # test_linalg: from numpy import matmul
     "umt": ("umt", _UMT_WITH_GEMMKIT),                # test_ufunc: umt.matmul
+    "np_inplace": ("np", _NP_INPLACE),                # operands whose @= is gemmkit's
 }
 
 
@@ -478,7 +506,7 @@ TestMatmul = _suite_class(tm.TestMatmul, attrs={"matmul": staticmethod(gemmkit_m
                           patch=["np"])
 TestMatmulOperator = _suite_class(tm.TestMatmulOperator,
                                   attrs={"matmul": staticmethod(gemmkit_operator_matmul)})
-TestMatmulInplace = _suite_class(tm.TestMatmulInplace, skip=_NO_OPERATOR_SEAM)
+TestMatmulInplace = _suite_class(tm.TestMatmulInplace, patch=["np_inplace"])
 TestMultiarrayFunctions = _function_class("TestMultiarrayFunctions", tm, ["test_matmul_axes"],
                                           patch=["np"])
 TestMethods = _suite_class(tm.TestMethods, ["test_dot_matmul_out",
