@@ -33,23 +33,18 @@ export const SIMD_REFUSAL_MESSAGE =
   "this engine does not support; load the scalar build instead: " +
   'loadGemmkit({ isa: "scalar" })';
 
-/** gemmkit_status codes of gemmkit.h, by number. */
-export const STATUS_NAMES = Object.freeze([
-  "OK", "SHAPE", "DTYPE", "STRIDE", "OVERLAP", "VALUE", "ISA", "ALLOC",
-  "INTERNAL",
-]);
-
-const STATUS = Object.freeze(
-  Object.fromEntries(STATUS_NAMES.map((name, i) => [name, i])),
-);
-
-/** Every failure of this module: message starts with "gemmkit: ". */
+/**
+ * Every failure of this module: message starts with "gemmkit: ".  `code` is
+ * the status name of gemmkit.h ("SHAPE", "DTYPE", "ISA", ...); `status` its
+ * number, read from the loaded module's gemmkit_codes_json() (undefined for
+ * a refusal before any module was loaded: the number is the module's).
+ */
 export class GemmkitError extends Error {
-  constructor(message, status = STATUS.INTERNAL) {
+  constructor(message, code = "INTERNAL", status = undefined) {
     super(message);
     this.name = "GemmkitError";
+    this.code = code;
     this.status = status;
-    this.code = STATUS_NAMES[status] ?? "INTERNAL";
   }
 }
 
@@ -163,12 +158,9 @@ function importObject(module, getMemory, env) {
   return imports;
 }
 
-function checkDim(name, value) {
+function checkDim(name, value, refuse) {
   if (!Number.isSafeInteger(value) || value < 0 || value > 0xffffffff) {
-    throw new GemmkitError(
-      `gemmkit: ${name} must be a non-negative integer, got ${value}`,
-      STATUS.VALUE,
-    );
+    throw refuse(`gemmkit: ${name} must be a non-negative integer, got ${value}`, "VALUE");
   }
 }
 
@@ -188,11 +180,11 @@ export async function loadGemmkit(options = {}) {
   if (isa !== "simd128" && isa !== "scalar") {
     throw new GemmkitError(
       `gemmkit: loadGemmkit: isa must be "simd128" or "scalar", got ${JSON.stringify(isa)}`,
-      STATUS.VALUE,
+      "VALUE",
     );
   }
   if (isa === "simd128" && !simd128Supported()) {
-    throw new GemmkitError(SIMD_REFUSAL_MESSAGE, STATUS.ISA);
+    throw new GemmkitError(SIMD_REFUSAL_MESSAGE, "ISA");
   }
   const t0 = performance.now();
   let compiled = module;
@@ -212,7 +204,7 @@ export async function loadGemmkit(options = {}) {
   if (abi !== ABI_VERSION) {
     throw new GemmkitError(
       `gemmkit: module has C ABI version ${abi}, this loader speaks ${ABI_VERSION}`,
-      STATUS.INTERNAL,
+      "INTERNAL",
     );
   }
   const instantiateMs = performance.now() - t0;
@@ -225,43 +217,51 @@ export async function loadGemmkit(options = {}) {
     return new TextDecoder().decode(heap.subarray(ptr, end));
   };
   const lastError = () => cString(ex.gemmkit_last_error());
+  // The status codes are the module's own (gemmkit_codes_json), by name.
+  const codes = JSON.parse(cString(ex.gemmkit_codes_json()));
+  const statusName = Object.fromEntries(
+    Object.entries(codes.status).map(([name, code]) => [code, name.toUpperCase()]));
+  // A failure this loader finds, with the module's number for its code.
+  const refuse = (message, code) =>
+    new GemmkitError(message, code, codes.status[code.toLowerCase()]);
   const fail = (status) => {
-    throw new GemmkitError(lastError() || `gemmkit: status ${status}`, status);
+    throw new GemmkitError(lastError() || `gemmkit: status ${status}`,
+      statusName[status] ?? "INTERNAL", status);
   };
 
   function gemm(a, b, m, k, n, { alpha = 1, beta = 0, c = null } = {}) {
     const Ctor = a?.constructor;
     if (Ctor !== Float32Array && Ctor !== Float64Array) {
-      throw new GemmkitError(
+      throw refuse(
         "gemmkit: a must be a Float32Array or a Float64Array",
-        STATUS.DTYPE,
+        "DTYPE",
       );
     }
     for (const [name, x] of [["b", b], ["c", c]]) {
       if (x !== null && x !== undefined && x.constructor !== Ctor) {
-        throw new GemmkitError(
+        throw refuse(
           `gemmkit: ${name} is a ${x?.constructor?.name}, a is a ${Ctor.name}: ` +
           "all operands must have the same element type",
-          STATUS.DTYPE,
+          "DTYPE",
         );
       }
     }
-    checkDim("m", m);
-    checkDim("k", k);
-    checkDim("n", n);
+    checkDim("m", m, refuse);
+    checkDim("k", k, refuse);
+    checkDim("n", n, refuse);
     for (const [name, x, rows, cols] of
       [["a", a, m, k], ["b", b, k, n], ["c", c, m, n]]) {
       if (x !== null && x !== undefined && x.length !== rows * cols) {
-        throw new GemmkitError(
+        throw refuse(
           `gemmkit: ${name} has ${x.length} elements, expected ` +
           `${rows} x ${cols} = ${rows * cols}`,
-          STATUS.SHAPE,
+          "SHAPE",
         );
       }
     }
     if (typeof alpha !== "number" || typeof beta !== "number") {
-      throw new GemmkitError("gemmkit: alpha and beta must be numbers",
-        STATUS.VALUE);
+      throw refuse("gemmkit: alpha and beta must be numbers",
+        "VALUE");
     }
     const size = Ctor.BYTES_PER_ELEMENT;
     const hasC = c !== null && c !== undefined;
@@ -270,9 +270,9 @@ export async function loadGemmkit(options = {}) {
       // malloc(0) may return NULL legally; ask for one element at least.
       const p = ex.malloc(Math.max(count, 1) * size);
       if (!p) {
-        throw new GemmkitError(
+        throw refuse(
           `gemmkit: out of wasm memory allocating ${count * size} bytes`,
-          STATUS.ALLOC,
+          "ALLOC",
         );
       }
       ptrs.push(p);
@@ -299,7 +299,7 @@ export async function loadGemmkit(options = {}) {
 
   function dispatchInfo() {
     const ptr = ex.gemmkit_dispatch_info_json();
-    if (!ptr) fail(STATUS.ISA);
+    if (!ptr) fail(codes.status.isa);
     return JSON.parse(cString(ptr));
   }
 

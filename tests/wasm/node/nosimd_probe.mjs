@@ -13,7 +13,7 @@ try {
   await loadGemmkit({ isa: "simd128" });
   out.refusal = null;
 } catch (err) {
-  out.refusal = { name: err.name, status: err.status, message: err.message };
+  out.refusal = { name: err.name, code: err.code, status: err.status, message: err.message };
 }
 
 // Without the probe the engine itself rejects the module: proof that the
