@@ -30,7 +30,6 @@ from ._api import (
     set_num_threads,
 )
 from ._backend import backend as _backend
-from ._packed import PackedRhs
 from ._errors import (
     ArgumentError,
     DTypeError,
@@ -42,6 +41,7 @@ from ._errors import (
     ShapeError,
     WorkspaceError,
 )
+from ._packed import PackedRhs
 
 __version__ = _backend.version()
 

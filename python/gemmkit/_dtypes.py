@@ -18,6 +18,7 @@ import sys
 
 from ._backend import backend
 from ._errors import ArgumentError, DTypeError
+from ._formats import FORMAT_OF, format_name
 
 try:  # numpy is optional under Pyodide, where buffers work without it
     import numpy as _np
@@ -42,20 +43,6 @@ INT32_MAX = 2**31 - 1
 
 SUPPORTED_INPUTS_TEXT = ", ".join(PAIRS)
 SUPPORTED_PAIRS_TEXT = ", ".join(f"{i}->{o}" for i, outs in PAIRS.items() for o in outs)
-
-# struct-module format character -> (element type, item size).  Byte order
-# must be native: '<' is accepted on little-endian hosts only (both targets
-# are little-endian; a '>' buffer would need swapping and is refused).
-_FORMAT_TYPES = {
-    "f": ("float32", 4),
-    "d": ("float64", 8),
-    "e": ("float16", 2),
-    "b": ("int8", 1),
-    "B": ("uint8", 1),
-    "i": ("int32", 4),
-    "l": ("int32", 4),  # C long is 32 bits on wasm32 (numpy's int32 there)
-}
-_NATIVE_PREFIXES = ("@", "=", "<") if sys.byteorder == "little" else ("@", "=", ">")
 
 _BY_NP_DTYPE: dict = {}
 if _np is not None:
@@ -82,15 +69,7 @@ def np_dtype_name(dt) -> str | None:
     return None
 
 
-def format_dtype_name(fmt: str | None, itemsize: int) -> str | None:
-    """gemmkit's name for a buffer's struct format, or None."""
-    fmt = fmt or "B"
-    if len(fmt) == 2 and fmt[0] in _NATIVE_PREFIXES:
-        fmt = fmt[1]
-    entry = _FORMAT_TYPES.get(fmt)
-    if entry is None or entry[1] != itemsize:
-        return None
-    return entry[0]
+format_dtype_name = format_name  # gemmkit's name for a buffer's struct format, or None
 
 
 def describe(x) -> str:
@@ -268,18 +247,12 @@ def numpy_dtype(name: str, like=None):
     return _np.dtype(name)
 
 
-_FORMAT_OF = {"float32": "f", "float64": "d", "float16": "e", "int8": "b", "int32": "i",
-              "uint8": "B"}
-_ITEMSIZE = {"float32": 4, "float64": 8, "float16": 2, "bfloat16": 2, "int8": 1, "int32": 4,
-             "uint8": 1}
-
-
 def buffer_result(name: str, m: int, n: int):
     """A new C-contiguous (m, n) memoryview of element type ``name`` (the
     result type without numpy, which only the Pyodide backend meets)."""
     if name == "bfloat16":
         raise DTypeError("gemmkit: bfloat16 results need numpy and ml_dtypes")
-    return backend.buffer_result(_FORMAT_OF[name], _ITEMSIZE[name], m, n)
+    return backend.buffer_result(FORMAT_OF[name], backend.CODES["itemsize"][name], m, n)
 
 
 def new_result(name: str, m: int, n: int, like=None):

@@ -46,6 +46,7 @@ from ._errors import (
     error_from_status,
     install_status_codes,
 )
+from ._formats import format_name
 
 NAME = "pyodide"
 
@@ -115,24 +116,6 @@ _get_buffer.restype = ctypes.c_int
 _release_buffer = ctypes.pythonapi.PyBuffer_Release
 _release_buffer.argtypes = [ctypes.POINTER(_PyBuffer)]
 _release_buffer.restype = None
-
-
-# Buffer format -> element type name (the C ABI's table gives the code).
-# 'l'/'L' are C long: 4 bytes on wasm32, so named by their size.
-_FORMAT_NAMES = {
-    "f": "float32", "d": "float64", "e": "float16", "?": "bool",
-    "b": "int8", "h": "int16", "i": "int32", "q": "int64",
-    "B": "uint8", "H": "uint16", "I": "uint32", "Q": "uint64",
-    "Zf": "complex64", "Zd": "complex128",
-}
-_LONG_NAMES = {("l", 4): "int32", ("l", 8): "int64", ("L", 4): "uint32", ("L", 8): "uint64"}
-_NATIVE_PREFIXES = ("@", "=", "<")  # wasm32 is little-endian
-
-
-def _format_name(fmt: str, itemsize: int) -> str | None:
-    if fmt[:1] in _NATIVE_PREFIXES:
-        fmt = fmt[1:]
-    return _FORMAT_NAMES.get(fmt) or _LONG_NAMES.get((fmt, itemsize))
 
 
 class _Operand(ctypes.Structure):
@@ -221,7 +204,7 @@ class _View:
         if bf16:
             dtype = "bfloat16"
         else:
-            dtype = _format_name((b.format or b"B").decode("ascii"), b.itemsize)
+            dtype = format_name((b.format or b"B").decode("ascii"), b.itemsize)
         nd = b.ndim
         if (nd != 1) if vector else (nd not in (2, 3)):
             want = "1-D" if vector else "2-D (or 3-D, a batch)"
