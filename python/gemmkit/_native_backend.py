@@ -41,4 +41,6 @@ def dispatch_info() -> dict:
 
 
 def available_isas() -> list:
-    return list(json.loads(_native.dispatch_info_json())["available_isas"])
+    """Usable here whatever the pin, best first (the C ABI's ISA table)."""
+    rows = json.loads(_native.isa_table_json())
+    return [row["name"] for row in reversed(rows) if row["usable"]]

@@ -51,8 +51,6 @@ from ._formats import format_name
 NAME = "pyodide"
 
 _MODULE_FILE = "_gemmkit_simd128.wasm"
-# What the side module holds (wasm/build.py, variant "pyodide"), best first.
-_COMPILED_ISAS = ("simd128", "scalar")
 
 #: Smallest module using a simd128 instruction: (func v128.const 0; drop).
 SIMD128_PROBE = bytes(
@@ -464,15 +462,14 @@ class Library:
         if raw is None:
             raise IsaError(self.last_error())
         info = json.loads(raw.decode())
-        # The core's keys win; these fill what only this layer knows.
-        info["backend"] = NAME
-        info.setdefault("version", self.version)
-        info.setdefault("threads", self.get_num_threads())
-        info.setdefault("cpu_features", ["simd128"])
-        info.setdefault("compiled_isas", list(_COMPILED_ISAS))
-        info.setdefault("available_isas", list(_COMPILED_ISAS))
-        info.setdefault("pin", _pin_from_env())
+        info["backend"] = NAME  # the one key only this layer knows
         return info
+
+    def available_isas(self) -> list[str]:
+        fn = self._lib.gemmkit_isa_table_json
+        fn.restype = ctypes.c_char_p
+        rows = json.loads(fn().decode())
+        return [row["name"] for row in reversed(rows) if row["usable"]]
 
     def set_num_threads(self, n: int) -> None:
         if n < 0:
@@ -481,12 +478,6 @@ class Library:
 
     def get_num_threads(self) -> int:
         return int(self._lib.gemmkit_get_num_threads())
-
-
-def _pin_from_env() -> str | None:
-    # The build fixes the pin to simd128; GEMMKIT_REQUIRE_ISA overrides it.
-    value = os.environ.get("GEMMKIT_REQUIRE_ISA", "").strip().lower()
-    return value or "simd128"
 
 
 _numpy: Any = None
@@ -605,7 +596,9 @@ def dispatch_info() -> dict[str, Any]:
 
 
 def available_isas() -> list[str]:
-    return list(_COMPILED_ISAS) if simd128_supported() else []
+    """Usable here whatever the pin, best first (the C ABI's ISA table);
+    nothing where the engine cannot run the module at all."""
+    return _library().available_isas() if simd128_supported() else []
 
 
 def set_num_threads(n: int) -> None:

@@ -208,14 +208,18 @@ def test_dispatch_info_cpu_features_match_cpuinfo():
 
 def test_isa_table_json_is_the_registry():
     # The C ABI's ISA table (gemmkit_isa_table_json), what front ends name
-    # pins from, is the registry: every row, whatever this build holds.
+    # pins from, is the registry: every row, whatever this build holds, with
+    # what this build compiled and this machine can run (the dispatch
+    # report's lists, in its best-first order; available_isas() whatever the
+    # pin).
     native = importlib.import_module("gemmkit._native")
-    if not hasattr(native, "isa_table_json"):
-        pytest.skip("the installed extension predates isa_table_json (rebuild the wheel)")
     table = json.loads(native.isa_table_json())
-    assert table == [
+    assert [{k: row[k] for k in ("name", "arch", "aliases", "features")} for row in table] == [
         {"name": row["name"], "arch": row["arch"], "aliases": list(row["aliases"]),
          "features": list(row["features"])}
         for row in ISA_ROWS
     ]
-    assert set(_info()["compiled_isas"]) <= {row["name"] for row in table}
+    info = _info()
+    assert [r["name"] for r in reversed(table) if r["compiled"]] == info["compiled_isas"]
+    assert [r["name"] for r in reversed(table) if r["usable"]] == info["available_isas"]
+    assert gemmkit.available_isas() == info["available_isas"]

@@ -249,8 +249,10 @@ GEMMKIT_API const char* gemmkit_dispatch_info_json(void);
  * build holds), as a JSON array of objects {"name", "arch" ("x86_64",
  * "aarch64", "wasm32" or "any"), "aliases": [further GEMMKIT_REQUIRE_ISA
  * values], "features": [CPU features it needs, as "cpu_features" of
- * gemmkit_dispatch_info_json spells them]}, so a front end can name any
- * pin.  Never NULL; static, owned by the library. */
+ * gemmkit_dispatch_info_json spells them], "compiled" and "usable" (this
+ * build holds its kernels; this CPU and OS can run them, whatever the
+ * pin)}, best last, so a front end can name any pin and list what runs here
+ * even under a pin that cannot.  Never NULL; static, owned by the library. */
 GEMMKIT_API const char* gemmkit_isa_table_json(void);
 
 /* Worker threads used by large GEMMs; n == 0 restores the default

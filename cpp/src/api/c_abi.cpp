@@ -107,7 +107,8 @@ const char* dispatch_info_json() {
 namespace {
 
 // Every registry row, whatever this build holds, so a front end can name
-// any pin: [{"name","arch","aliases":[...],"features":[...]}, ...].
+// any pin: [{"name","arch","aliases":[...],"features":[...],"compiled",
+// "usable"}, ...].
 const char* isa_table_json() {
   struct Table {
     char json[4096];
@@ -134,8 +135,13 @@ const char* isa_table_json() {
                     len ? "," : "[", row.name, row.arch);
       words("aliases", row.aliases);
       words("features", row.features);
+      // What this build holds and this machine (and OS) can run, whatever
+      // the pin: available_isas() is the usable rows, best first.
+      char why[200];
       len = std::strlen(t.json);
-      std::snprintf(t.json + len, size - len, "}");
+      std::snprintf(t.json + len, size - len, ",\"compiled\":%s,\"usable\":%s}",
+                    dispatch::isa_compiled(row.isa) ? "true" : "false",
+                    dispatch::isa_usable(row.isa, why, sizeof why) ? "true" : "false");
     }
     const size_t len = std::strlen(t.json);
     std::snprintf(t.json + len, size - len, "]");
