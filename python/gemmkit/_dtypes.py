@@ -152,19 +152,10 @@ def spec_name(spec, what: str = "out_dtype") -> str:
 
 
 def output_dtype(in_dtype: str, out_dtype) -> str:
-    """The output type of a gemm on ``in_dtype`` inputs given ``out_dtype``
-    (None: the default for the input type)."""
-    outs = PAIRS[in_dtype]
-    if out_dtype is None:
-        return outs[0]
-    name = spec_name(out_dtype)
-    if name not in outs:
-        extra = "; int8 and uint8 results come from gemm_requant()" if in_dtype == "int8" else ""
-        raise DTypeError(
-            f"gemmkit: unsupported dtype pair: {in_dtype} inputs with a {name} "
-            f"output (supported pairs: {SUPPORTED_PAIRS_TEXT}{extra})"
-        )
-    return name
+    """The output type a gemm on ``in_dtype`` inputs writes: ``out_dtype``
+    (a name, numpy type or dtype), or the input type's default.  Whether
+    the pair is one gemmkit computes is the core's check."""
+    return PAIRS[in_dtype][0] if out_dtype is None else spec_name(out_dtype)
 
 
 def requant_output_dtype(out_dtype) -> str:

@@ -162,10 +162,12 @@ int unsupported_input(const char* operand, int code) {
 }
 
 int unsupported_pair(int in, int out) {
+  const bool requant = in == GEMMKIT_I8;  // its 8-bit outputs are the requantized ones
   return fail(GEMMKIT_ERROR_DTYPE,
               "gemmkit: unsupported dtype pair: %s inputs with a %s output "
-              "(supported pairs: %s)",
-              dtype_name(in), dtype_name(out), supported_pairs_text());
+              "(supported pairs: %s%s)",
+              dtype_name(in), dtype_name(out), supported_pairs_text(),
+              requant ? "; int8 and uint8 results come from gemm_requant()" : "");
 }
 
 int to_int32_scalar(double v, const char* name, int* out) {
