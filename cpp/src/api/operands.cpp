@@ -24,14 +24,18 @@ int null_operand(const char* name) {
   return api::fail(GEMMKIT_ERROR_VALUE, "gemmkit: the %s operand is NULL", name);
 }
 
+int check_bias_kind(int kind) {
+  if (kind >= GEMMKIT_BIAS_NONE && kind <= GEMMKIT_BIAS_PER_COL) return GEMMKIT_OK;
+  return api::fail(GEMMKIT_ERROR_VALUE,
+                   "gemmkit: bias_kind must be 0 (none), 1 (per row) or 2 (per column), "
+                   "got %d",
+                   kind);
+}
+
 // The C epilogue as the C++ one, for accumulator A.
 template <class A>
 int epilogue_of(const gemmkit_epilogue& e, int acc_code, FusedEpilogue<A>* out) {
-  if (e.bias_kind < GEMMKIT_BIAS_NONE || e.bias_kind > GEMMKIT_BIAS_PER_COL)
-    return api::fail(GEMMKIT_ERROR_VALUE,
-                     "gemmkit: bias_kind must be 0 (none), 1 (per row) or 2 (per "
-                     "column), got %d",
-                     e.bias_kind);
+  if (int st = check_bias_kind(e.bias_kind)) return st;
   if (e.activation < GEMMKIT_ACT_NONE || e.activation > GEMMKIT_ACT_LEAKY_RELU)
     return api::fail(GEMMKIT_ERROR_VALUE,
                      "gemmkit: unknown activation code %d (none 0, relu 1, clip 2, "
@@ -172,11 +176,7 @@ int gemm_requant_batched(const gemmkit_operand& a, const gemmkit_operand* b,
                      "gemmkit: scale_kind must be 0 (per tensor), 1 (per row) or 2 "
                      "(per column), got %d",
                      rq.scale_kind);
-  if (rq.bias_kind < GEMMKIT_BIAS_NONE || rq.bias_kind > GEMMKIT_BIAS_PER_COL)
-    return api::fail(GEMMKIT_ERROR_VALUE,
-                     "gemmkit: bias_kind must be 0 (none), 1 (per row) or 2 (per "
-                     "column), got %d",
-                     rq.bias_kind);
+  if (int st = check_bias_kind(rq.bias_kind)) return st;
   if (rq.scale.dtype != GEMMKIT_F32 || rq.scale.cols != 1)
     return api::fail(GEMMKIT_ERROR_DTYPE,
                      "gemmkit: requantize scales must be one float32 vector, got %s",
