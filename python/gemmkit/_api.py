@@ -717,11 +717,12 @@ def available_isas():
 
 def set_num_threads(n):
     """Cap the worker threads of large GEMMs (0 restores the default:
-    ``GEMMKIT_NUM_THREADS``, else the cores available)."""
+    ``GEMMKIT_NUM_THREADS``, else the cores available).  An integer >= 0;
+    the core clamps it to its range (1024 threads)."""
     n = _dt.integer_value(n, "thread count")
     if n < 0:
         raise ArgumentError("gemmkit: thread count must be >= 0")
-    backend.set_num_threads(n)
+    backend.set_num_threads(min(n, 2**31 - 1))  # fits size_t on wasm32; above the range anyway
 
 
 def get_num_threads():

@@ -128,3 +128,22 @@ def test_code_tables_come_from_the_library():
     assert codes["pairs"]["float16"] == ["float16", "float32"]
     assert codes["accumulators"]["bfloat16"] == "float32"
     assert len(set(codes["dtypes"].values())) == len(codes["dtypes"])
+
+
+@pytest.mark.parametrize("bad", ["abc", None, math.nan, 1.5, -1, True], ids=repr)
+def test_set_num_threads_refuses_non_counts(bad):
+    before = gemmkit.get_num_threads()
+    with pytest.raises(gemmkit.ArgumentError) as exc:
+        gemmkit.set_num_threads(bad)
+    assert str(exc.value).startswith("gemmkit: ")
+    assert gemmkit.get_num_threads() == before
+
+
+def test_set_num_threads_clamps_to_the_range():
+    before = gemmkit.get_num_threads()
+    try:
+        gemmkit.set_num_threads(2**64)
+        assert gemmkit.get_num_threads() == 1024
+    finally:
+        gemmkit.set_num_threads(0)
+    assert gemmkit.get_num_threads() == before

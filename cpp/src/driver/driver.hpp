@@ -340,7 +340,9 @@ struct BlockedGemm {
     plan.a_stride = plan.packed_a ? 0
                                   : (ceil_div(mc_cap, kMr) * Family::a_panel_size(plan.kc) + 63) /
                                         64 * 64;
-    const double b_bytes = (double(b_elems) * sizeof(PB) + 63) / 64 * 64;
+    // Whole cache lines, so the packed A block after it is 64-byte aligned
+    // (b_elems is at most NC x KC panels, both bounded by the knobs' range).
+    const double b_bytes = double((b_elems * index_t(sizeof(PB)) + 63) / 64 * 64);
     const double bytes = b_bytes + double(plan.a_stride) * threads * sizeof(PA);
     if (bytes > double(PTRDIFF_MAX / 4)) return GEMMKIT_ERROR_ALLOC;
     char* ws = static_cast<char*>(workspace::thread_buffer(

@@ -14,24 +14,30 @@ namespace {
 
 // Defaults were measured on a 2-core Zen 4 / Sapphire Rapids class VM
 // (2026-11); `python benchmarks/native/bench_gemm.py` re-derives them.
+// The ranges keep every product of blocking sizes far from overflow: a
+// block dimension of 2^20 is larger than any cache-blocked panel can be.
+constexpr std::size_t kBlockMax = std::size_t(1) << 20;
+// 2^50 with a 64-bit size_t, 2^30 on wasm32.
+constexpr std::size_t kWorkMax = SIZE_MAX >> (sizeof(std::size_t) >= 8 ? 14 : 2);
+
 const KnobInfo kKnobs[] = {
-    {"GEMMKIT_NUM_THREADS", 0, "worker threads (0 = cores available)"},
-    {"GEMMKIT_PARALLEL_THRESHOLD", 48 * 48 * 256,
+    {"GEMMKIT_NUM_THREADS", 0, 1024, "worker threads (0 = cores available)"},
+    {"GEMMKIT_PARALLEL_THRESHOLD", 48 * 48 * 256, kWorkMax,
      "m*n*k below which a call stays on one thread"},
-    {"GEMMKIT_MNK_PER_WORKER", 2000000,
+    {"GEMMKIT_MNK_PER_WORKER", 2000000, kWorkMax,
      "m*n*k of work that justifies one more worker"},
-    {"GEMMKIT_MC", 0, "rows of A per packed block (0 = from cache sizes)"},
-    {"GEMMKIT_KC", 0, "depth per packed block (0 = from cache sizes)"},
-    {"GEMMKIT_NC", 0, "columns of B per packed block (0 = from cache sizes)"},
-    {"GEMMKIT_GEMV_PARALLEL_BYTES", 4u << 20,
+    {"GEMMKIT_MC", 0, kBlockMax, "rows of A per packed block (0 = from cache sizes)"},
+    {"GEMMKIT_KC", 0, kBlockMax, "depth per packed block (0 = from cache sizes)"},
+    {"GEMMKIT_NC", 0, kBlockMax, "columns of B per packed block (0 = from cache sizes)"},
+    {"GEMMKIT_GEMV_PARALLEL_BYTES", 4u << 20, kWorkMax,
      "matrix bytes above which a GEMV is split across threads"},
     // 0: in-place reads of A measured slower than packing on 16x4096x4096
     // (strided depth steps defeat the prefetchers), so off by default.
-    {"GEMMKIT_INPLACE_LHS_MAX_N", 0,
+    {"GEMMKIT_INPLACE_LHS_MAX_N", 0, kBlockMax,
      "read a unit-stride A in place instead of packing it when n <= this"},
-    {"GEMMKIT_INPLACE_RHS_MAX_N", 256,
+    {"GEMMKIT_INPLACE_RHS_MAX_N", 256, kBlockMax,
      "read a k-contiguous B in place instead of transposing it when n <= this"},
-    {"GEMMKIT_DEEP_KC_BYTES", 0,
+    {"GEMMKIT_DEEP_KC_BYTES", 0, kWorkMax,
      "narrow (f16/bf16/requantized) outputs: bytes of one depth panel of B "
      "above which depth slices accumulate in a scratch and round once "
      "(0 = half of L2)"},
@@ -57,7 +63,8 @@ std::size_t read_env(const KnobInfo& k) {
   std::size_t parsed = 0;
   bool ok = true;
   for (const char* p = v; *p && ok; ++p) {
-    if (*p < '0' || *p > '9' || parsed > (SIZE_MAX - 9) / 10) ok = false;
+    if (*p < '0' || *p > '9') ok = false;
+    else if (parsed > (SIZE_MAX - 9) / 10) parsed = SIZE_MAX;  // clamped below
     else parsed = parsed * 10 + std::size_t(*p - '0');
   }
   if (!ok) {
@@ -65,6 +72,11 @@ std::size_t read_env(const KnobInfo& k) {
                  "gemmkit: ignoring %s=%s (expected a non-negative integer)\n",
                  k.env_name, v);
     return k.default_value;
+  }
+  if (parsed > k.max_value) {
+    std::fprintf(stderr, "gemmkit: %s=%s is above its range; using %zu\n", k.env_name, v,
+                 k.max_value);
+    return k.max_value;
   }
   return parsed;
 }
@@ -85,7 +97,9 @@ std::size_t get(Knob knob) {
 }
 
 void set(Knob knob, std::size_t value) {
-  g_state[static_cast<int>(knob)].setter.store(value, std::memory_order_relaxed);
+  const std::size_t top = knob_info(knob).max_value;
+  g_state[static_cast<int>(knob)].setter.store(value > top ? top : value,
+                                               std::memory_order_relaxed);
 }
 
 void reset(Knob knob) {
@@ -96,7 +110,7 @@ int max_threads() {
   const std::size_t n = get(Knob::kNumThreads);
   const int cores = parallel::available_cores();
   if (n == 0) return cores;
-  return n > 1024 ? 1024 : static_cast<int>(n);
+  return static_cast<int>(n);  // at most the knob's range, 1024
 }
 
 }  // namespace gemmkit::tuning

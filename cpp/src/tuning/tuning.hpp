@@ -2,7 +2,9 @@
 //
 // Resolution order: setter (set()) > GEMMKIT_<NAME> environment variable
 // (read once) > built-in default.  A malformed environment value prints one
-// warning on stderr and falls back to the default; it never aborts.
+// warning on stderr and falls back to the default; a value above the knob's
+// range is clamped to it with a warning (so no blocking arithmetic can
+// overflow); nothing aborts.
 #pragma once
 
 #include <cstddef>
@@ -27,6 +29,7 @@ enum class Knob : int {
 struct KnobInfo {
   const char* env_name;   // e.g. "GEMMKIT_NUM_THREADS"
   std::size_t default_value;
+  std::size_t max_value;  // values above are clamped to it
   const char* doc;
 };
 
