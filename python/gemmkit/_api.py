@@ -196,11 +196,22 @@ def _broadcast_c(c, m, n):
 # --------------------------------------------------------------------------
 # gemm, gemm_batched
 
+def _strict(x, name):
+    """An operand of the strict entries: a masked array's mask would be
+    ignored, so it is refused (matmul follows numpy instead)."""
+    x = _operand(x, name)
+    if _np is not None and isinstance(x, _np.ma.MaskedArray):
+        raise DTypeError(
+            f"gemmkit: {name} is a masked array; gemm does not apply masks (pass "
+            f"{name}.filled(value) or {name}.data explicitly)")
+    return x
+
+
 def _matrices(entry, a, b, out):
     """(a, b, out) of a 2-D entry as arrays (b may stay a PackedRhs)."""
-    a = _operand(a, "a")
+    a = _strict(a, "a")
     if type(b) is not PackedRhs:
-        b = _operand(b, "b")
+        b = _strict(b, "b")
     if out is not None:
         out = _out_arg(out)
     if a.ndim != 2 or len(b.shape) != 2 or (out is not None and out.ndim != 2):
@@ -287,10 +298,10 @@ def gemm_batched(a, b, c=None, *, alpha=1.0, beta=0.0, out=None, out_dtype=None,
     """
     if _np is None:
         raise DTypeError("gemmkit: gemm_batched needs numpy (gemm takes 2-D buffers)")
-    a = _operand(a, "a")
+    a = _strict(a, "a")
     packed = type(b) is PackedRhs
     if not packed:
-        b = _operand(b, "b")
+        b = _strict(b, "b")
     if a.ndim < 2 or len(b.shape) < 2:
         raise ShapeError(
             f"gemmkit: gemm_batched takes operands of 2 or more dimensions, got "
@@ -313,7 +324,7 @@ def gemm_batched(a, b, c=None, *, alpha=1.0, beta=0.0, out=None, out_dtype=None,
                 f"{batch + (m, n)}") from None
     epi = _epilogue(bias, activation, in_name, m, n)
     if out is None:
-        out = caller_out = _np.empty(batch + (m, n), dtype=_dt.numpy_dtype(res, a))
+        out = caller_out = _dt.new_array(batch + (m, n), _dt.numpy_dtype(res, a))
     elif out.ndim < 2:
         raise ShapeError(f"gemmkit: out must have at least 2 dimensions, got {out.ndim}")
     _run_batched(_dt.real_scalar(alpha, "alpha"), a, b, _dt.real_scalar(beta, "beta"), c,

@@ -17,7 +17,7 @@ import numbers
 import sys
 
 from ._backend import backend
-from ._errors import ArgumentError, DTypeError
+from ._errors import ArgumentError, DTypeError, WorkspaceError
 from ._formats import FORMAT_OF, format_name
 
 try:  # numpy is optional under Pyodide, where buffers work without it
@@ -250,8 +250,18 @@ def new_result(name: str, m: int, n: int, like=None):
     """A new C-contiguous (m, n) result: a numpy array where numpy is
     importable, else a memoryview."""
     if _np is not None:
-        return _np.empty((m, n), dtype=numpy_dtype(name, like))
+        return new_array((m, n), numpy_dtype(name, like))
     return buffer_result(name, m, n)
+
+
+def new_array(shape, dtype):
+    """numpy.empty, with a result too large to exist as gemmkit's error."""
+    try:
+        return _np.empty(shape, dtype=dtype)
+    except (ValueError, MemoryError) as exc:
+        raise WorkspaceError(
+            f"gemmkit: cannot allocate a result of shape {tuple(shape)} and dtype "
+            f"{_np.dtype(dtype)}: {exc}") from None
 
 
 def buffer_from_lists(x, name: str):

@@ -99,7 +99,9 @@ class PackedRhs:
                 f"isa={self._isa} kernel={self._kernel} nbytes={self._nbytes}>")
 
     def __reduce__(self) -> Any:
-        raise TypeError(
+        from ._errors import DTypeError  # a TypeError too
+
+        raise DTypeError(
             "gemmkit: a PackedRhs cannot be pickled (its layout belongs to this "
             "process's dispatch choice); pickle b and call prepack_rhs(b) again"
         )

@@ -192,3 +192,26 @@ def test_matmul_axes_like_numpy():
     assert np.allclose(out, v @ m)
     with pytest.raises(ValueError):
         gemmkit.matmul(v, v, axes=[(-2, -1), (-2, -1), (-2, -1)])
+
+
+def test_strict_entries_refuse_masked_arrays():
+    a = np.ma.masked_array(np.ones((3, 3)), mask=np.eye(3, dtype=bool))
+    with pytest.raises(gemmkit.DTypeError, match="masked"):
+        gemmkit.gemm(a, np.ones((3, 3)))
+    with pytest.raises(gemmkit.DTypeError, match="masked"):
+        gemmkit.gemm_batched(np.ones((2, 3, 3)), a)
+
+
+def test_packed_rhs_refuses_pickling_by_name():
+    import pickle
+
+    packed = gemmkit.prepack_rhs(np.ones((4, 3), np.float32))
+    with pytest.raises(gemmkit.DTypeError, match="cannot be pickled"):
+        pickle.dumps(packed)
+
+
+def test_a_result_too_large_to_exist_is_gemmkits_error():
+    a = as_strided(np.zeros(1), shape=(2**32, 1), strides=(0, 0))
+    b = as_strided(np.zeros(1), shape=(1, 2**32), strides=(0, 0))
+    with pytest.raises(gemmkit.WorkspaceError, match="cannot allocate"):
+        gemmkit.gemm(a, b)
