@@ -21,6 +21,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <exception>
 #include <thread>
 #include <vector>
 #endif
@@ -85,7 +86,7 @@ class Pool {
 
   // Precondition: try_begin() succeeded.
   void execute(int threads, JobFn fn, void* ctx) {
-    grow(threads - 1);
+    threads = grow(threads - 1) + 1;
     barrier_.arrived.store(0, std::memory_order_relaxed);
     barrier_.size = threads;
     {
@@ -105,11 +106,21 @@ class Pool {
   }
 
  private:
-  void grow(int helpers) {
+  // Starts workers up to `helpers`; returns how many this job gets.  When
+  // the system refuses a thread (a memory cap, a process limit) the job
+  // runs with the ones there are, which gives the same result, and a later
+  // job tries again: nothing stays degraded and nothing is thrown.
+  int grow(int helpers) {
     while (static_cast<int>(workers_.size()) < helpers) {
       const int tid = static_cast<int>(workers_.size()) + 1;
-      workers_.emplace_back([this, tid] { loop(tid); });
+      try {
+        workers_.emplace_back([this, tid] { loop(tid); });
+      } catch (const std::exception&) {  // std::system_error, or bad_alloc growing the list
+        break;
+      }
     }
+    const int have = static_cast<int>(workers_.size());
+    return helpers < have ? helpers : have;
   }
 
   void loop(int tid) {
