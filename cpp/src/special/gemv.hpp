@@ -33,9 +33,14 @@ struct Gemv {
   // the hardware prefetchers streaming.
   static constexpr index_t kRowBlock = 16384 / sizeof(T) / L * L;
 
+  // Depth of one copied piece of a strided x for the dot form: the copy
+  // stays in L1/L2 whatever k is (a zero-stride x of 2^28 elements once
+  // cost 2 GiB).  The axpy form reads x with its stride and copies nothing.
+  static constexpr index_t kDepthChunk = 16384 / sizeof(T) * 4;
+
   struct Ctx {
-    GemmTask<T> t;  // n == 1
-    const T* x;     // contiguous copy of B's column (or B itself)
+    GemmTask<T> t;  // n == 1; x is B's column, at stride t.rs_b
+    int status;     // GEMMKIT_ERROR_ALLOC when a member found no buffer
   };
 
   // y_out[i0:i0+rows] from the raw sums in acc[0:rows].
@@ -70,7 +75,7 @@ struct Gemv {
     }
   }
 
-  static void axpy_block(const GemmTask<T>& t, const T* x, index_t i0,
+  static void axpy_block(const GemmTask<T>& t, const T* x, index_t xs, index_t i0,
                          index_t rows, T* acc) {
     const index_t vec_rows = rows / L * L;
     for (index_t r = 0; r < rows; ++r) acc[r] = T(0);
@@ -79,8 +84,8 @@ struct Gemv {
     index_t p = 0;
     for (; p + 4 <= t.k; p += 4) {
       const T* a0 = a + p * lda;
-      const Reg x0 = Ops::splat(x[p]), x1 = Ops::splat(x[p + 1]);
-      const Reg x2 = Ops::splat(x[p + 2]), x3 = Ops::splat(x[p + 3]);
+      const Reg x0 = Ops::splat(x[p * xs]), x1 = Ops::splat(x[(p + 1) * xs]);
+      const Reg x2 = Ops::splat(x[(p + 2) * xs]), x3 = Ops::splat(x[(p + 3) * xs]);
       for (index_t r = 0; r < vec_rows; r += L) {
         Reg y = Ops::loadu(acc + r);
         y = Ops::mul_add(Ops::loadu(a0 + r), x0, y);
@@ -93,13 +98,13 @@ struct Gemv {
         Reg y = Ops::load_partial(acc + r, 1);
         for (int q = 0; q < 4; ++q)
           y = Ops::mul_add(Ops::load_partial(a0 + q * lda + r, 1),
-                           Ops::splat(x[p + q]), y);
+                           Ops::splat(x[(p + q) * xs]), y);
         Ops::store_partial(acc + r, y, 1);
       }
     }
     for (; p < t.k; ++p) {
       const T* a0 = a + p * lda;
-      const Reg xp = Ops::splat(x[p]);
+      const Reg xp = Ops::splat(x[p * xs]);
       for (index_t r = 0; r < rows; r += L) {
         const int n = rows - r >= L ? L : int(rows - r);
         Reg y = Ops::load_partial(acc + r, n);
@@ -125,8 +130,10 @@ struct Gemv {
   }
 
   // Four rows per pass share each load of x (which may not fit in L1).
+  // acc[r] (+)= <A[i0 + r, :], x> over t's depth; `add` accumulates (the
+  // later depth pieces of a strided x).
   static void dot_block(const GemmTask<T>& t, const T* x, index_t i0,
-                        index_t rows, T* acc) {
+                        index_t rows, T* acc, bool add) {
     index_t r = 0;
     if (t.cs_a == 1) {
       for (; r + 4 <= rows; r += 4) {
@@ -151,26 +158,43 @@ struct Gemv {
           s2 = Ops::mul_add(Ops::load_partial(a2 + p, n), xv, s2);
           s3 = Ops::mul_add(Ops::load_partial(a3 + p, n), xv, s3);
         }
-        acc[r] = Ops::reduce_sum(s0);
-        acc[r + 1] = Ops::reduce_sum(s1);
-        acc[r + 2] = Ops::reduce_sum(s2);
-        acc[r + 3] = Ops::reduce_sum(s3);
+        const T d[4] = {Ops::reduce_sum(s0), Ops::reduce_sum(s1), Ops::reduce_sum(s2),
+                        Ops::reduce_sum(s3)};
+        for (int q = 0; q < 4; ++q) acc[r + q] = add ? acc[r + q] + d[q] : d[q];
       }
     }
     for (; r < rows; ++r) {
       const T* row = t.a + (i0 + r) * t.rs_a;
+      T d;
       if (t.cs_a == 1) {
-        acc[r] = dot(row, x, t.k);
+        d = dot(row, x, t.k);
       } else {
-        T s = T(0);
-        for (index_t p = 0; p < t.k; ++p) s += row[p * t.cs_a] * x[p];
-        acc[r] = s;
+        d = T(0);
+        for (index_t p = 0; p < t.k; ++p) d += row[p * t.cs_a] * x[p];
       }
+      acc[r] = add ? acc[r] + d : d;
     }
   }
 
+  // The dot form over a strided x: x copied piece by piece into this
+  // thread's buffer, each piece's sums added in order.
+  static bool dot_strided(const GemmTask<T>& t, index_t i0, index_t rows, T* acc) {
+    T* buf = static_cast<T*>(workspace::thread_buffer(
+        workspace::kSlotSpecial, std::size_t(kDepthChunk) * sizeof(T) + 64));
+    if (!buf) return false;
+    GemmTask<T> piece = t;
+    for (index_t p0 = 0; p0 < t.k; p0 += kDepthChunk) {  // k > 0 here (L8)
+      const index_t depth = t.k - p0 < kDepthChunk ? t.k - p0 : kDepthChunk;
+      for (index_t p = 0; p < depth; ++p) buf[p] = t.b[(p0 + p) * t.rs_b];
+      piece.a = t.a + p0 * t.cs_a;
+      piece.k = depth;
+      dot_block(piece, buf, i0, rows, acc, p0 > 0);
+    }
+    return true;
+  }
+
   static void work(void* vctx, const parallel::Team& team) {
-    const Ctx& c = *static_cast<const Ctx*>(vctx);
+    Ctx& c = *static_cast<Ctx*>(vctx);
     alignas(64) T acc[kRowBlock];
     // Contiguous, lane-aligned share of the rows for this member.
     const index_t units = (c.t.m + L - 1) / L;
@@ -179,8 +203,14 @@ struct Gemv {
     if (r1 > c.t.m) r1 = c.t.m;
     for (index_t i0 = r0; i0 < r1; i0 += kRowBlock) {
       const index_t rows = r1 - i0 < kRowBlock ? r1 - i0 : kRowBlock;
-      if (c.t.rs_a == 1 && c.t.m > 1) axpy_block(c.t, c.x, i0, rows, acc);
-      else dot_block(c.t, c.x, i0, rows, acc);
+      if (c.t.rs_a == 1 && c.t.m > 1) {
+        axpy_block(c.t, c.t.b, c.t.rs_b, i0, rows, acc);
+      } else if (c.t.rs_b == 1) {
+        dot_block(c.t, c.t.b, i0, rows, acc, false);
+      } else if (!dot_strided(c.t, i0, rows, acc)) {
+        __atomic_store_n(&c.status, GEMMKIT_ERROR_ALLOC, __ATOMIC_RELAXED);
+        return;
+      }
       finish(c.t, i0, rows, acc);
     }
   }
@@ -188,14 +218,7 @@ struct Gemv {
   static int run(const GemmTask<T>& t) {
     Ctx c;
     c.t = t;
-    c.x = t.b;
-    if (t.rs_b != 1) {
-      T* xcopy = static_cast<T*>(
-          workspace::thread_buffer(workspace::kSlotSpecial, t.k * sizeof(T) + 64));
-      if (!xcopy) return GEMMKIT_ERROR_ALLOC;
-      for (index_t p = 0; p < t.k; ++p) xcopy[p] = t.b[p * t.rs_b];
-      c.x = xcopy;
-    }
+    c.status = GEMMKIT_OK;
     const double bytes = double(t.m) * double(t.k) * sizeof(T);
     const index_t units = (t.m + L - 1) / L;
     int threads = 1;
@@ -205,7 +228,7 @@ struct Gemv {
     }
     if (threads <= 1) work(&c, parallel::Team{0, 1, nullptr});
     else parallel::run(threads, &work, &c);
-    return GEMMKIT_OK;
+    return __atomic_load_n(&c.status, __ATOMIC_RELAXED);
   }
 };
 
