@@ -215,3 +215,14 @@ def test_a_result_too_large_to_exist_is_gemmkits_error():
     b = as_strided(np.zeros(1), shape=(1, 2**32), strides=(0, 0))
     with pytest.raises(gemmkit.WorkspaceError, match="cannot allocate"):
         gemmkit.gemm(a, b)
+
+
+def test_views_larger_than_an_address_space_fail_closed():
+    # Two rows 2**62 bytes apart cannot be real memory: refused before any
+    # read (the gather's index arithmetic once wrapped and read row 0 twice).
+    a = as_strided(np.zeros(8), shape=(2, 8), strides=(2**62, 8))
+    with pytest.raises(gemmkit.LayoutError, match="too large to address"):
+        gemmkit.gemm(a, np.ones((8, 3)))
+    x = as_strided(np.zeros((4, 4)), shape=(2, 4, 4), strides=(2**61, 32, 8))
+    with pytest.raises(gemmkit.LayoutError, match="too large to address"):
+        gemmkit.gemm_batched(x, np.ones((4, 4)))

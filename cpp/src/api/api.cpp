@@ -57,6 +57,11 @@ bool mul_overflows(index_t a, index_t b, index_t* out) {
   return __builtin_mul_overflow(a, b, out);
 }
 
+// No view spans more bytes than a 57-bit address space holds (x86-64 with
+// 5-level paging, AArch64 at most 52): larger spans cannot be real memory,
+// and refusing them keeps every offset the kernels form far from overflow.
+constexpr index_t kMaxSpanBytes = PTRDIFF_MAX >> (sizeof(void*) >= 8 ? 6 : 0);
+
 // Computes the byte span of a rows x cols view, failing closed on overflow.
 template <class T>
 int span_of(const char* name, const T* data, index_t rows, index_t cols,
@@ -69,7 +74,7 @@ int span_of(const char* name, const T* data, index_t rows, index_t cols,
       mul_overflows(rows - 1, ars, &reach_r) ||
       mul_overflows(cols - 1, acs, &reach_c) ||
       __builtin_add_overflow(reach_r, reach_c, &total) ||
-      mul_overflows(total + 1, index_t(sizeof(T)), &total)) {
+      mul_overflows(total + 1, index_t(sizeof(T)), &total) || total > kMaxSpanBytes) {
     return api::fail(GEMMKIT_ERROR_STRIDE,
                      "gemmkit: %s view of %tdx%td (strides %td, %td) is too "
                      "large to address",
@@ -617,7 +622,8 @@ int batch_span(const char* name, const gemmkit_operand& op, index_t batch, Span*
   if (out->empty || batch <= 1 || bs == 0) return GEMMKIT_OK;
   index_t reach;
   if (bs == PTRDIFF_MIN || mul_overflows(batch - 1, bs < 0 ? -bs : bs, &reach) ||
-      mul_overflows(reach, index_t(sizeof(T)), &reach))
+      mul_overflows(reach, index_t(sizeof(T)), &reach) ||
+      reach > kMaxSpanBytes - index_t(out->hi - out->lo))
     return fail(GEMMKIT_ERROR_STRIDE,
                 "gemmkit: %s batch of %td matrices (batch stride %td) is too large to address",
                 name, batch, bs);

@@ -52,8 +52,10 @@ GEMMKIT_INLINE void pack_panel(index_t kc, index_t width, const T* src,
   // A^T operand of a row-major product): a gather per vector where the token
   // has one and the stride fits its 32-bit indices.
   if constexpr (requires { Ops::load_strided(src, rs, 0); }) {
-    const index_t reach = (rs < 0 ? -rs : rs) * (L - 1);
-    if (reach <= index_t(0x7fffffff)) {
+    // |rs| * (L - 1) must fit the 32-bit indices; compared by division, as
+    // the product itself overflows for strides near 2^63 / L.
+    const index_t ars = rs < 0 ? -rs : rs;
+    if (L == 1 || ars <= index_t(0x7fffffff) / (L - 1)) {
       constexpr index_t kLine = 64 / sizeof(T);
       for (index_t p = 0; p < kc; ++p) {
         const T* s = src + p * cs;
