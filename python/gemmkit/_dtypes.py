@@ -204,14 +204,20 @@ def real_scalar(value, name: str) -> float:
     if type(value) is float:
         return value
     if isinstance(value, (str, bytes, bool)) or value is None:
-        raise ArgumentError(f"gemmkit: {name} {_REAL_RULE}, got {value!r}")
+        raise ArgumentError(f"gemmkit: {name} {_REAL_RULE}, got {_short_repr(value)}")
     try:
         return float(value)
     except (TypeError, ValueError, OverflowError):
-        raise ArgumentError(f"gemmkit: {name} {_REAL_RULE}, got {value!r}") from None
+        raise ArgumentError(
+            f"gemmkit: {name} {_REAL_RULE}, got {_short_repr(value)}") from None
 
 
 _REAL_RULE = "must be a real number (for int8 products an integer in the int32 range)"
+
+
+def _short_repr(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def zero_point_value(value) -> int:

@@ -144,3 +144,17 @@ def test_large_residual(dtype):
         err = np.abs(lhs - rhs)
         worst = int(np.argmax(err / bound))
         assert np.all(err <= bound), f"row {worst}: residual {err[worst]:.3g} > {bound[worst]:.3g}"
+
+
+@pytest.mark.parametrize("make", ["requires_grad", "meta"])
+def test_torch_out_that_cannot_be_written_is_gemmkits_error(torch, make):
+    out = (torch.zeros(2, 2, requires_grad=True) if make == "requires_grad"
+           else torch.zeros(2, 2, device="meta"))
+    with pytest.raises(gemmkit.DTypeError, match="out could not be written via DLPack"):
+        gemmkit.gemm(np.ones((2, 2), np.float32), np.ones((2, 2), np.float32), out=out)
+
+
+def test_an_alpha_no_float_holds_is_an_argument_error():
+    a = np.ones((2, 2), np.float16)
+    with pytest.raises(gemmkit.ArgumentError, match=r"alpha must be a real number.*\.\.\.$"):
+        gemmkit.gemm(a, a, alpha=10**400)
