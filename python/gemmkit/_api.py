@@ -499,15 +499,12 @@ def _matmul_numpy(a0, b0, out, casting, dtype):
     caller_out = out
     if out is not None:
         out = _out_arg(out)
-    if packed:
-        in1 = in2 = loop_out = b.dtype
-        if a.dtype != in1:
-            raise DTypeError(
-                f"gemmkit: dtype mismatch: a is {a.dtype} but the packed b holds {in1} "
-                "(prepack_rhs a b of the same dtype as a)")
-    else:
-        in1, in2, loop_out = _resolve(a.dtype, b.dtype, None if out is None else out.dtype,
-                                      None if dtype is None else _np.dtype(dtype), casting)
+    if packed and a.dtype != b.dtype:
+        raise DTypeError(
+            f"gemmkit: dtype mismatch: a is {a.dtype} but the packed b holds {b.dtype} "
+            "(prepack_rhs a b of the same dtype as a)")
+    in1, in2, loop_out = _resolve(a.dtype, b.dtype, None if out is None else out.dtype,
+                                  None if dtype is None else _np.dtype(dtype), casting)
     if a.ndim == 0 or b_ndim == 0:  # after the types, as numpy checks them
         raise ShapeError(
             "gemmkit: matmul: an operand has no dimensions (numpy.matmul takes arrays of "
@@ -515,10 +512,13 @@ def _matmul_numpy(a0, b0, out, casting, dtype):
     # What the core computes in: the loop's types, or (bfloat16 widened to
     # float32 by numpy's loop) the bfloat16 inputs with the float32 output.
     in_name = _dt.np_dtype_name(in1)
-    if (not packed and in1 == _F32 and a.dtype == b.dtype
-            and _dt.np_dtype_name(a.dtype) == "bfloat16"):
+    if in1 == _F32 and a.dtype == b.dtype and _dt.np_dtype_name(a.dtype) == "bfloat16":
         in1 = in2 = a.dtype
         in_name = "bfloat16"
+    if packed and in2 != b.dtype:
+        raise DTypeError(
+            f"gemmkit: matmul of {a.dtype} and a packed {b.dtype} b computes in {in2}; a "
+            "packed operand cannot be converted (prepack_rhs a b of that dtype)")
     if in_name == "int8":
         core_out = _np.dtype("int32")  # wraps modulo 2**32, then to int8: numpy's bits
     elif in_name in _dt.PAIRS and loop_out.name in _dt.PAIRS[in_name]:

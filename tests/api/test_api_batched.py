@@ -226,3 +226,14 @@ def test_views_larger_than_an_address_space_fail_closed():
     x = as_strided(np.zeros((4, 4)), shape=(2, 4, 4), strides=(2**61, 32, 8))
     with pytest.raises(gemmkit.LayoutError, match="too large to address"):
         gemmkit.gemm_batched(x, np.ones((4, 4)))
+
+
+def test_matmul_with_a_packed_rhs_has_numpys_result_type():
+    ml_dtypes = pytest.importorskip("ml_dtypes", reason="ml_dtypes is not installed")
+    rng = np.random.default_rng(9)
+    for dt in (np.float32, np.float16, ml_dtypes.bfloat16, np.int8):
+        a = (rng.standard_normal((5, 7)) * 4).astype(dt)
+        b = (rng.standard_normal((7, 3)) * 4).astype(dt)
+        got = gemmkit.matmul(a, gemmkit.prepack_rhs(b))
+        assert got.dtype == np.matmul(a, b).dtype, dt
+        assert np.array_equal(got, gemmkit.matmul(a, b)), dt
