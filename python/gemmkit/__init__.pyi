@@ -24,15 +24,34 @@ class PackedRhs:
     @property
     def nbytes(self) -> int: ...
 
+# None, "relu", ("leaky_relu", slope) or ("clip", lo, hi)
+_Activation = Optional[str | tuple[str, float] | tuple[str, float, float]]
+# numpy's out forms: an array or a 1-tuple holding one
+_OutArg = Optional[_Out | tuple[_Out]]
+
 def gemm(
     a: _Array,
     b: _Array | PackedRhs,
-    c: Optional[_Array] = ...,
+    c: Optional[_Array | float] = ...,
     *,
     alpha: float = ...,
     beta: float = ...,
-    out: Optional[_Out] = ...,
+    out: _OutArg = ...,
     out_dtype: Optional[_DType] = ...,
+    bias: Optional[_Array | float] = ...,
+    activation: _Activation = ...,
+) -> Any: ...
+def gemm_batched(
+    a: _Array,
+    b: _Array | PackedRhs,
+    c: Optional[_Array | float] = ...,
+    *,
+    alpha: float = ...,
+    beta: float = ...,
+    out: _OutArg = ...,
+    out_dtype: Optional[_DType] = ...,
+    bias: Optional[_Array | float] = ...,
+    activation: _Activation = ...,
 ) -> Any: ...
 def gemm_requant(
     a: _Array,
@@ -42,10 +61,19 @@ def gemm_requant(
     zero_point: int,
     bias: Optional[_Array] = ...,
     out_dtype: _DType = ...,
-    out: Optional[_Out] = ...,
+    out: _OutArg = ...,
 ) -> Any: ...
 def prepack_rhs(b: _Array) -> PackedRhs: ...
-def matmul(a: _Array, b: _Array | PackedRhs, out: Optional[_Out] = ...) -> Any: ...
+def matmul(
+    a: _Array,
+    b: _Array | PackedRhs,
+    /,
+    out: _OutArg = ...,
+    *,
+    casting: str = ...,
+    dtype: Optional[_DType] = ...,
+    axes: Optional[list[tuple[int, ...]]] = ...,
+) -> Any: ...
 def dispatch_info() -> dict[str, Any]:
     """Keys: backend, version, threads, cpu_features, compiled_isas,
     available_isas, pin, and per element type ("float32", "float64",
