@@ -16,7 +16,8 @@ import pytest
 import gemmkit
 from apihelpers import DTYPES, GEOMETRY, kernel_name
 from nativehelpers import (
-    ALL_ISAS, BEST_FIRST, HERE, ISA_ROWS, IS_X86, canonical_isa, clean_env, cpu_flags,
+    ALL_ISAS, BEST_FIRST, HERE, ISA_ROW, ISA_ROWS, IS_X86, MACHINE_ARCH, canonical_isa,
+    clean_env, cpu_flags,
     missing_for, pin_values, run_json, serving_isa,
 )
 
@@ -139,8 +140,9 @@ def test_pin_auto(value):
     assert info["available_isas"] == gemmkit.available_isas()
 
 
-def _refusal(value):
-    report = run_json(["-c", REFUSAL_SCRIPT], clean_env(GEMMKIT_REQUIRE_ISA=value))
+def _refusal(value, hide=None):
+    env = clean_env(GEMMKIT_REQUIRE_ISA=value, GEMMKIT_TEST_HIDE_CPU_FEATURES=hide)
+    report = run_json(["-c", REFUSAL_SCRIPT], env)
     for call in report["calls"]:
         assert call["raised"] == "IsaError", f"pin {value!r}: {call}"
         assert call["is_isa_error"] and call["is_runtime_error"] and call["is_gemmkit_error"]
@@ -170,12 +172,43 @@ def test_pin_unavailable_isa_refused(value):
     missing = missing_for(isa)
     if missing is None:
         pytest.skip("cannot read /proc/cpuinfo to tell what this CPU runs")
+    hide = None
     if not missing and isa in _info()["compiled_isas"]:
-        pytest.skip(f"this machine runs {isa}: its refusal cannot be exercised here")
-    for message in _refusal(value):
+        # This machine runs it: hide the features the ISA needs, as a
+        # machine without them would report (GEMMKIT_TEST_HIDE_CPU_FEATURES).
+        missing = list(ISA_ROW[isa]["features"])
+        hide = ",".join(missing)
+    for message in _refusal(value, hide):
         # The message names the ISA or one of the features it lacks.
         names = [isa] + [m.split()[0] for m in missing]
         assert any(_normalized(n) in _normalized(message) for n in names), message
+
+
+LADDER_SCRIPT = """
+import json, gemmkit
+info = gemmkit.dispatch_info()
+print(json.dumps({"available": gemmkit.available_isas(),
+                  "chosen": {d: info[d]["isa"] for d in ("float32", "float64", "int8")}}))
+"""
+
+
+@pytest.mark.parametrize("isa", [row["name"] for row in ISA_ROWS if row["arch"] == "x86_64"])
+def test_auto_ladder_steps_down_without_the_features(isa):
+    # With an ISA's features hidden, auto selection never picks it and takes
+    # the best of what is left: the ladders proven on a machine that has all.
+    if MACHINE_ARCH != "x86_64" or missing_for(isa) != []:
+        pytest.skip(f"this machine does not run {isa} at all (its refusal is tested instead)")
+    plain = run_json(["-c", LADDER_SCRIPT], clean_env())
+    hidden = run_json(["-c", LADDER_SCRIPT],
+                      clean_env(GEMMKIT_TEST_HIDE_CPU_FEATURES=",".join(ISA_ROW[isa]["features"])))
+    assert isa not in hidden["available"], hidden
+    assert hidden["available"] == [x for x in plain["available"] if x in hidden["available"]]
+    for dtype, chosen in hidden["chosen"].items():
+        assert chosen != isa and chosen in hidden["available"], (dtype, hidden)
+        # Nothing better than before was invented: the choice was available
+        # without hiding too, and at most as high on the ladder.
+        assert plain["available"].index(chosen) >= plain["available"].index(
+            plain["chosen"][dtype]), (dtype, plain, hidden)
 
 
 def test_pin_is_read_once():

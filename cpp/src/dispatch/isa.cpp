@@ -138,6 +138,30 @@ unsigned long long xgetbv0() {
 }
 #endif
 
+// GEMMKIT_TEST_HIDE_CPU_FEATURES=avx512f,fma: the named features (as
+// dispatch_info()'s "cpu_features" spells them) count as absent, so the
+// refusals and the ladders of a machine that has them can be tested on it.
+// For tests only, and it says so on stderr whenever it is set.
+void hide_for_tests(CpuFeatures& f) {
+  const char* v = std::getenv("GEMMKIT_TEST_HIDE_CPU_FEATURES");
+  if (!v || !*v) return;
+  std::fprintf(stderr,
+               "gemmkit: GEMMKIT_TEST_HIDE_CPU_FEATURES=%s: these CPU features count as "
+               "absent (for tests only)\n",
+               v);
+  for (const char* p = v; *p;) {
+    while (*p == ',' || *p == ' ') ++p;
+    const char* e = p;
+    while (*e && *e != ',' && *e != ' ') ++e;
+    for (const Feature& feature : kFeatures) {
+      if (std::strlen(feature.name) == std::size_t(e - p) &&
+          std::strncmp(feature.name, p, std::size_t(e - p)) == 0)
+        f.*feature.have = false;
+    }
+    p = e;
+  }
+}
+
 CpuFeatures detect() {
   CpuFeatures f{};
 #if defined(__x86_64__) || defined(__i386__)
@@ -193,6 +217,7 @@ CpuFeatures detect() {
   // reports false here and a simd128 pin refuses to run.
   f.simd128 = isa_simd128::compiled_with_simd128();
 #endif
+  hide_for_tests(f);
   return f;
 }
 
