@@ -8,6 +8,8 @@
 #   3. wasm       python wasm/build.py (Pyodide wheel, web-demo modules)
 #   4. cpp-build  CMake target GEMMKIT_BUILD_TESTS=ON in build/cpp-tests
 #   5. ctest      C++ unit tests (L0 conformance, ...)
+#      asan       the same C++ tests built with ASan + UBSan in build/asan
+#                 (any report fails them: -fno-sanitize-recover=all)
 #   6. pytest     tests/api + tests/native against the installed wheel
 #   7. wasm-tests tests/wasm (node:test suites, Pyodide on node, headless
 #                 Chromium; the suite drives node itself)
@@ -154,6 +156,24 @@ if [ "$CPP_OK" = 1 ]; then
     --output-junit "$RESULTS/ctest.xml" || true
 else
   skip_step ctest "the C++ test build failed"
+fi
+
+# The C++ tests again under AddressSanitizer and UndefinedBehaviorSanitizer
+# (leaks included), in a build folder of their own.
+asan_build() {
+  local san="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+  cmake -S . -B build/asan -DGEMMKIT_BUILD_TESTS=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_CXX_FLAGS="$san" -DCMAKE_C_FLAGS="$san" \
+    -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
+    -DPython_EXECUTABLE="$VPY" -Dpybind11_DIR="$("$VPY" -m pybind11 --cmakedir)" &&
+  cmake --build build/asan
+}
+if run_step asan-build asan_build; then
+  REPORTS+=("ctest-asan=$RESULTS/ctest-asan.xml")
+  run_step ctest-asan ctest --test-dir build/asan --output-on-failure --no-tests=error \
+    --output-junit "$RESULTS/ctest-asan.xml" || true
+else
+  REPORTS+=("asan-build=FAILED:the sanitizer build of the C++ tests")
 fi
 
 # The objdump checks of tests/native read the objects of the C++ test build
