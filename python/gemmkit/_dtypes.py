@@ -35,8 +35,8 @@ CODES = dict(backend.CODES["dtypes"])
 #: outputs come from gemm_requant().
 PAIRS = {name: tuple(outs) for name, outs in backend.CODES["pairs"].items()}
 
-#: Output types of gemm_requant() and their clamp ranges.
-REQUANT_RANGES = {"int8": (-128, 127), "uint8": (0, 255)}
+#: Output types of gemm_requant() (the core knows their ranges).
+REQUANT_OUTPUTS = tuple(backend.CODES["requant_outputs"])
 
 INT32_MIN = -(2**31)
 INT32_MAX = 2**31 - 1
@@ -105,13 +105,6 @@ def input_dtype(x, name: str) -> str:
     return dt
 
 
-def mismatch(a_dtype: str, name: str, x) -> DTypeError:
-    return DTypeError(
-        f"gemmkit: dtype mismatch: a is {a_dtype} but {name} is {describe(x)} "
-        "(gemmkit does not convert; cast explicitly)"
-    )
-
-
 def result_mismatch(in_dtype: str, out_dtype: str, name: str, x) -> DTypeError:
     return DTypeError(
         f"gemmkit: dtype mismatch: {in_dtype} inputs give a {out_dtype} result, "
@@ -163,7 +156,7 @@ def requant_output_dtype(out_dtype) -> str:
         name = spec_name(out_dtype)
     except DTypeError:
         name = None
-    if name not in REQUANT_RANGES:
+    if name not in REQUANT_OUTPUTS:
         name = name if name is not None else repr(out_dtype)
         raise DTypeError(
             f"gemmkit: gemm_requant writes int8 or uint8, not {name} "

@@ -388,8 +388,10 @@ class Library:
                 v.release()
 
     def matmul2d(self, a: Any, b: Any) -> Any:
-        """a @ b of two 2-D numpy arrays of one float type, into a new array."""
-        return self.gemm2d(a, b)
+        """a @ b of two 2-D numpy arrays of one float type, into a new array
+        (the per-call fast path: shapes read from the arrays, no extra export)."""
+        out = _np().empty((a.shape[0], b.shape[1]), dtype=a.dtype)
+        return self.gemm(1.0, a, b, 0.0, None, out, None)
 
     def gemm2d(self, a: Any, b: Any, c: Any = None, alpha: float = 1.0, beta: float = 0.0,
                out: Any = None) -> Any:
