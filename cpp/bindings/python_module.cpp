@@ -5,8 +5,11 @@
 // that the core checks; what stays is what only this layer can see (an
 // array of more than three dimensions, or strides that are not a whole
 // number of elements, has no descriptor).
+#include <pybind11/complex.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
+
+#include <complex>
 
 #include <cstdint>
 #include <cstring>
@@ -153,8 +156,9 @@ gemmkit_epilogue epilogue_of(const py::tuple& t, py::array* bias_keep) {
 }
 
 // out = act(alpha * a @ b + beta * c + bias), batched by 3-D operands.
-py::object gemm(double alpha, py::handle a_obj, py::handle b_obj, double beta,
-                py::handle c_obj, py::handle out_obj, py::handle epilogue) {
+py::object gemm(std::complex<double> alpha, py::handle a_obj, py::handle b_obj,
+                std::complex<double> beta, py::handle c_obj, py::handle out_obj,
+                py::handle epilogue, int flags) {
   const py::array a = as_array(a_obj, "a");
   const gemmkit_operand va = operand_of(a, "a");
   const gemmkit_packed_rhs* packed = packed_of(b_obj);
@@ -174,9 +178,11 @@ py::object gemm(double alpha, py::handle a_obj, py::handle b_obj, double beta,
   py::array bias;
   const bool fused = !epilogue.is_none();
   if (fused) ve = epilogue_of(py::reinterpret_borrow<py::tuple>(epilogue), &bias);
+  const double al[2] = {alpha.real(), alpha.imag()}, be[2] = {beta.real(), beta.imag()};
   check(call(work_of(vo, va.cols), [&] {
-    return gemmkit_gemm_batched(alpha, &va, packed ? nullptr : &vb, packed, beta,
-                                c_obj.is_none() ? nullptr : &vc, &vo, fused ? &ve : nullptr);
+    return gemmkit_gemm_batched_ex(al, &va, packed ? nullptr : &vb, packed, be,
+                                   c_obj.is_none() ? nullptr : &vc, &vo,
+                                   fused ? &ve : nullptr, flags);
   }));
   return py::reinterpret_borrow<py::object>(out_obj);
 }
@@ -256,9 +262,10 @@ PYBIND11_MODULE(_native, m) {
            [](const PackedHandle& h) { return std::string(gemmkit_packed_rhs_describe(h.packed)); },
            "JSON: dtype, k, n, isa, kernel, bytes");
   m.def("gemm", &gemm, py::arg("alpha"), py::arg("a"), py::arg("b"), py::arg("beta"),
-        py::arg("c"), py::arg("out"), py::arg("epilogue"),
+        py::arg("c"), py::arg("out"), py::arg("epilogue"), py::arg("flags") = 0,
         "out = act(alpha * a @ b + beta * c + bias) over 2-D or 3-D (batched) operands; b may "
-        "be a PackedRhsHandle; epilogue is None or (bias_kind, bias, activation, slope, lo, hi)");
+        "be a PackedRhsHandle; epilogue is None or (bias_kind, bias, activation, slope, lo, hi); "
+        "alpha and beta may be complex; flags: 1 conj(a), 2 conj(b)");
   m.def("matmul2d", &matmul2d, py::arg("a"), py::arg("b"), "a @ b into a new array of a's dtype");
   m.def("gemm_requant", &gemm_requant, py::arg("a"), py::arg("b"), py::arg("scale_kind"),
         py::arg("scale"), py::arg("zero_point"), py::arg("bias_kind"), py::arg("bias"),

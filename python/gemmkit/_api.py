@@ -223,7 +223,7 @@ def _matrices(entry, a, b, out):
 
 
 def gemm(a, b, c=None, *, alpha=1.0, beta=0.0, out=None, out_dtype=None, bias=None,
-         activation=None):
+         activation=None, conj_a=False, conj_b=False):
     """``act(alpha * a @ b + beta * c + bias)``, by the fastest kernel here.
 
     ``a`` is (m, k), ``b`` is (k, n) or a :class:`PackedRhs` made by
@@ -245,15 +245,28 @@ def gemm(a, b, c=None, *, alpha=1.0, beta=0.0, out=None, out_dtype=None, bias=No
                                            store); ``out_dtype=numpy.float32``:
                                            float32, not rounded
     bfloat16 (ml_dtypes)      float32      bfloat16; or float32 as for float16
-    int8                      int32        int32
+    int8                      int32        int32; ``out_dtype=numpy.int8``:
+                                           int8, wrapping (numpy's matmul)
+    uint8, int16, uint16,     the output   the same type, wrapping modulo
+    int32, uint32, int64,     type's ring  2**bits as numpy's loops do
+    uint64
+    bool                      count        bool: any(a[i, :] & b[:, j])
+    complex64, complex128     itself       itself
     ========================  ===========  ====================================
 
     ``alpha`` and ``beta`` are converted to the accumulator type.  For int8
     they must be integers in the int32 range (``2`` and ``2.0`` are fine,
     ``0.5`` is an :class:`ArgumentError`), and all arithmetic wraps modulo
-    2**32, the same bits on every ISA and thread count.
+    2**32, the same bits on every ISA and thread count.  The other integer
+    types take integers (of magnitude up to 2**53), reduced modulo their
+    ring; bool takes only ``alpha=1``, ``beta=0``.  Complex products take
+    complex ``alpha`` and ``beta``; ``conj_a=True`` / ``conj_b=True`` use
+    the conjugate of ``a`` / ``b`` (``conj_a`` is :func:`numpy.vdot`'s
+    conjugation), at no extra cost; for real types they change nothing.
+    ``conj_b`` needs ``b`` itself, not a :class:`PackedRhs`.
 
-    Fused epilogue (floating-point types), applied in the kernel's store
+    Fused epilogue (floating-point types; complex types take a bias but no
+    activation; other integer types than int8 -> int32 none), applied in the kernel's store
     before the one rounding to the output type: ``bias`` broadcasts like
     numpy's ``+ bias`` (a scalar, (n,) or (1, n): per column; (m, 1): per
     row), in the accumulator type (converted if given in another);
@@ -279,13 +292,21 @@ def gemm(a, b, c=None, *, alpha=1.0, beta=0.0, out=None, out_dtype=None, bias=No
     epi = _epilogue(bias, activation, in_name, m, n)
     if out is None:
         out = caller_out = _dt.new_result(res, m, n, a)
-    _gemm(_dt.real_scalar(alpha, "alpha"), a, b._handle if type(b) is PackedRhs else b,
-          _dt.real_scalar(beta, "beta"), c, out, epi)
+    _gemm(_dt.scalar(alpha, "alpha", in_name), a, b._handle if type(b) is PackedRhs else b,
+          _dt.scalar(beta, "beta", in_name), c, out, epi, _conj_flags(conj_a, conj_b))
     return _callers(caller_out)
 
 
+def _conj_flags(conj_a, conj_b):
+    """The C ABI's GEMMKIT_CONJ_A | GEMMKIT_CONJ_B."""
+    for value, name in ((conj_a, "conj_a"), (conj_b, "conj_b")):
+        if type(value) is not bool:
+            raise ArgumentError(f"gemmkit: {name} must be True or False, got {value!r}")
+    return (1 if conj_a else 0) | (2 if conj_b else 0)
+
+
 def gemm_batched(a, b, c=None, *, alpha=1.0, beta=0.0, out=None, out_dtype=None, bias=None,
-                 activation=None):
+                 activation=None, conj_a=False, conj_b=False):
     """:func:`gemm` over stacks of matrices, as one call into the core.
 
     ``a`` is (..., m, k), ``b`` (..., k, n) or a :class:`PackedRhs`, ``c``
@@ -327,8 +348,8 @@ def gemm_batched(a, b, c=None, *, alpha=1.0, beta=0.0, out=None, out_dtype=None,
         out = caller_out = _dt.new_array(batch + (m, n), _dt.numpy_dtype(res, a))
     elif out.ndim < 2:
         raise ShapeError(f"gemmkit: out must have at least 2 dimensions, got {out.ndim}")
-    _run_batched(_dt.real_scalar(alpha, "alpha"), a, b, _dt.real_scalar(beta, "beta"), c,
-                 out, epi, batch)
+    _run_batched(_dt.scalar(alpha, "alpha", in_name), a, b, _dt.scalar(beta, "beta", in_name),
+                 c, out, epi, batch, _conj_flags(conj_a, conj_b))
     return _callers(caller_out)
 
 
@@ -364,13 +385,13 @@ def _as_stack(x, batch):
     return view
 
 
-def _run_batched(alpha, a, b, beta, c, out, epi, batch):
+def _run_batched(alpha, a, b, beta, c, out, epi, batch, flags=0):
     """One backend call for the whole batch (or one per leading index when
     the batch does not fold into one stride).  ``out`` has shape
     batch + (m, n); a, b and c broadcast to batch + their core shapes."""
     packed = type(b) is PackedRhs
     if not batch:
-        _gemm(alpha, a, b._handle if packed else b, beta, c, out, epi)
+        _gemm(alpha, a, b._handle if packed else b, beta, c, out, epi, flags)
         return
     a_b = _np.broadcast_to(a, batch + a.shape[-2:])
     b_b = b if packed else _np.broadcast_to(b, batch + b.shape[-2:])
@@ -378,11 +399,11 @@ def _run_batched(alpha, a, b, beta, c, out, epi, batch):
               None if c is None else _as_stack(c, batch), _as_stack(out, batch)]
     if all(s is not None for i, s in enumerate(stacks) if not (i == 2 and c is None)):
         sa, sb, sc, so = stacks
-        _gemm(alpha, sa, b._handle if packed else sb, beta, sc, so, epi)
+        _gemm(alpha, sa, b._handle if packed else sb, beta, sc, so, epi, flags)
         return
     for idx in _np.ndindex(*batch[:-1]):
         _gemm(alpha, a_b[idx], b._handle if packed else b_b[idx], beta,
-              None if c is None else c[idx], out[idx], epi)
+              None if c is None else c[idx], out[idx], epi, flags)
 
 
 # --------------------------------------------------------------------------
@@ -431,11 +452,16 @@ def matmul(a, b, /, out=None, *, casting="same_kind", dtype=None, axes=None):
     An ``out`` that shares memory with an input gets the input copied first,
     as numpy does (:func:`gemm` refuses it instead).
 
-    gemmkit computes float32, float64, float16 and bfloat16 products (a
-    bfloat16 @ bfloat16 result is float32, as numpy's is for
-    ``ml_dtypes.bfloat16``: the float32 loop on exactly widened inputs) and
-    int8 (an int8 result, wrapping as numpy's does); other dtypes raise a
-    :class:`DTypeError` naming the dtype.  ``b`` may be a :class:`PackedRhs`.
+    gemmkit computes every numeric dtype numpy's matmul has: float32,
+    float64, float16 and bfloat16 (a bfloat16 @ bfloat16 result is float32,
+    as numpy's is for ``ml_dtypes.bfloat16``: the float32 loop on exactly
+    widened inputs), complex64 and complex128, every integer type (the
+    result numpy gives, wrapping modulo 2**bits as numpy's loops do: the
+    same bits) and bool (logical or of ands).  Mixed dtypes are converted
+    to numpy's loop dtype first (``int32 @ int64`` converts the int32
+    operand to int64: a documented copy).  object, longdouble and
+    clongdouble products, which have no kernel here, are numpy's own
+    (``numpy.matmul`` is called).  ``b`` may be a :class:`PackedRhs`.
     ``axes`` is numpy's: three pairs naming the matrix axes of ``a``, ``b``
     and the result (read and written through views, no copy).
     """
@@ -519,10 +545,13 @@ def _matmul_numpy(a0, b0, out, casting, dtype):
         raise DTypeError(
             f"gemmkit: matmul of {a.dtype} and a packed {b.dtype} b computes in {in2}; a "
             "packed operand cannot be converted (prepack_rhs a b of that dtype)")
-    if in_name == "int8":
-        core_out = _np.dtype("int32")  # wraps modulo 2**32, then to int8: numpy's bits
-    elif in_name in _dt.PAIRS and loop_out.name in _dt.PAIRS[in_name]:
+    if in_name in _dt.PAIRS and _dt.np_dtype_name(loop_out) in _dt.PAIRS[in_name]:
         core_out = loop_out
+    elif in1.kind == "O" or in1.char in "gG":
+        # object, longdouble, clongdouble: no kernel here; numpy's own loop
+        # (documented: gemmkit.matmul is numpy.matmul for these dtypes).
+        kw = {} if dtype is None else {"dtype": dtype}
+        return _np.matmul(a0, b0, out=caller_out, casting=casting, **kw)
     else:
         raise DTypeError(
             f"gemmkit: matmul of {a.dtype} and {b.dtype} arrays computes in {loop_out}, "
@@ -565,8 +594,6 @@ def _matmul_numpy(a0, b0, out, casting, dtype):
         if not direct:
             res = dst[..., 0, :] if drop_m else dst
             res = res[..., 0] if drop_n else res
-            if core_out != loop_out:
-                res = res.astype(loop_out)  # int8: numpy's 8-bit wrap first
             _np.copyto(out, res, casting="unsafe")  # resolve() checked the casting
         return _callers(caller_out)
     result = dst if dst.dtype == loop_out else dst.astype(loop_out)
@@ -611,18 +638,9 @@ def _matmul_buffers(a, b, out):
     b2 = b if packed or b_ndim == 2 else _reshape(b, (b.shape[0], 1))
     m, n = a2.shape[0], b2.shape[1]
     out2 = None if out is None else _reshape(out, (m, n))
-    if _dt.operand_dtype(a2) == "int8" and (out is None or _dt.operand_dtype(out) == "int8"):
-        # numpy's int8 result: the int32 sums wrapped to their low byte.
-        wide = gemm(a2, b2)
-        low = memoryview(bytearray(wide.cast("B"))[::4]).cast("b", (m, n)) if m and n else None
-        if out is None:
-            result = low if low is not None else _dt.buffer_result("int8", m, n)
-        else:
-            if m and n:
-                out2.cast("B")[:] = low.cast("B")
-            return _callers(caller_out)
-    else:
-        result = gemm(a2, b2, out=out2)
+    # numpy's result type is the input type (int8 included: wrapping).
+    in_name = _dt.operand_dtype(a2)
+    result = gemm(a2, b2, out=out2, out_dtype=in_name if in_name == "int8" else None)
     if out is not None:
         return _callers(caller_out)
     if a.ndim == 1 and b_ndim == 1:

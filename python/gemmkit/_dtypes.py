@@ -46,9 +46,16 @@ SUPPORTED_PAIRS_TEXT = ", ".join(f"{i}->{o}" for i, outs in PAIRS.items() for o 
 
 _BY_NP_DTYPE: dict = {}
 if _np is not None:
-    for _name in ("float32", "float64", "float16", "int8", "int32", "uint8"):
-        _BY_NP_DTYPE[_np.dtype(_name)] = _name
+    for _name in backend.CODES["dtypes"]:
+        if _name != "bfloat16":  # ml_dtypes' type, found by np_dtype_name
+            _BY_NP_DTYPE[_np.dtype(_name)] = _name
     del _name
+# numpy's kind and size -> the name (numpy has several C names per size:
+# longlong and long are both int64 on Linux).
+_BY_KIND = {("i", 1): "int8", ("i", 2): "int16", ("i", 4): "int32", ("i", 8): "int64",
+            ("u", 1): "uint8", ("u", 2): "uint16", ("u", 4): "uint32", ("u", 8): "uint64",
+            ("f", 2): "float16", ("f", 4): "float32", ("f", 8): "float64",
+            ("c", 8): "complex64", ("c", 16): "complex128", ("b", 1): "bool"}
 
 
 def _bfloat16_type():
@@ -63,6 +70,8 @@ def np_dtype_name(dt) -> str | None:
     name = _BY_NP_DTYPE.get(dt)
     if name is not None:
         return name
+    if dt.isnative and dt.kind in "iufcb":
+        return _BY_KIND.get((dt.kind, dt.itemsize))
     bf16 = _bfloat16_type()
     if bf16 is not None and dt.type is bf16 and dt.isnative:
         return "bfloat16"
@@ -206,6 +215,32 @@ def real_scalar(value, name: str) -> float:
 
 
 _REAL_RULE = "must be a real number (for int8 products an integer in the int32 range)"
+
+#: The complex element types (complex alpha and beta, conj_a/conj_b).
+COMPLEX = ("complex64", "complex128")
+_INTEGERS = ("int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64")
+
+
+def scalar(value, name: str, in_dtype: str | None):
+    """alpha or beta for a product of ``in_dtype`` inputs: a complex for the
+    complex types, else :func:`real_scalar`'s double; integer products take
+    integers a double holds exactly (the core reduces them modulo the ring)."""
+    if in_dtype in COMPLEX:
+        if isinstance(value, (str, bytes, bool)) or value is None:
+            raise ArgumentError(f"gemmkit: {name} must be a number, got {_short_repr(value)}")
+        try:
+            return complex(value)
+        except (TypeError, ValueError, OverflowError):
+            raise ArgumentError(
+                f"gemmkit: {name} must be a number, got {_short_repr(value)}") from None
+    if in_dtype in _INTEGERS and in_dtype != "int8" and not isinstance(value, float):
+        exact = integer_value(value, name)
+        if float(exact) != exact:
+            raise ArgumentError(
+                f"gemmkit: {name} must be an integer of magnitude at most 2**53 (the "
+                f"C ABI passes it as a double), got {_short_repr(value)}")
+        return float(exact)
+    return real_scalar(value, name)
 
 
 def _short_repr(value) -> str:

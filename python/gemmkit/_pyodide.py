@@ -287,10 +287,11 @@ _ptr = ctypes.c_void_p
 
 
 _int = ctypes.c_int
-_dbl = ctypes.c_double
+_pair = ctypes.c_double * 2  # a complex alpha or beta: (real, imaginary)
 # argtypes and restype of the generic C ABI entries (gemmkit.h).
 _SIGNATURES = {
-    "gemmkit_gemm_batched": ([_dbl, _ptr, _ptr, _ptr, _dbl, _ptr, _ptr, _ptr], _int),
+    "gemmkit_gemm_batched_ex": ([_pair, _ptr, _ptr, _ptr, _pair, _ptr, _ptr, _ptr, _int],
+                                _int),
     "gemmkit_gemm_requant_batched": ([_ptr, _ptr, _ptr, _ptr, _ptr], _int),
     "gemmkit_prepack_rhs": ([_int, _size, _size, _ptr, _idx, _idx,
                              ctypes.POINTER(ctypes.c_void_p)], _int),
@@ -348,9 +349,9 @@ class Library:
                 "gemmkit: the packed operand was made by another loaded gemmkit "
                 "module; prepack_rhs(b) again with this one")
 
-    def gemm(self, alpha: float, a: Any, b: Any, beta: float, c: Any, out: Any,
-             epilogue: Any) -> Any:
-        """The backend contract's gemm: gemmkit_gemm_batched."""
+    def gemm(self, alpha: complex, a: Any, b: Any, beta: complex, c: Any, out: Any,
+             epilogue: Any, flags: int = 0) -> Any:
+        """The backend contract's gemm: gemmkit_gemm_batched_ex."""
         views: list[_View] = []
         codes = self.codes["dtypes"]
         try:
@@ -377,11 +378,13 @@ class Library:
                     vbias = _View("bias", bias, codes, vector=True)
                     views.append(vbias)
                     epi.bias = vbias.op
-            self.check(self._abi("gemmkit_gemm_batched")(
-                alpha, ctypes.byref(va.op), None if vb is None else ctypes.byref(vb.op),
-                None if packed is None else packed.ptr, beta,
+            alpha, beta = complex(alpha), complex(beta)
+            self.check(self._abi("gemmkit_gemm_batched_ex")(
+                _pair(alpha.real, alpha.imag), ctypes.byref(va.op),
+                None if vb is None else ctypes.byref(vb.op),
+                None if packed is None else packed.ptr, _pair(beta.real, beta.imag),
                 None if vc is None else ctypes.byref(vc.op), ctypes.byref(vo.op),
-                None if epi is None else ctypes.byref(epi)))
+                None if epi is None else ctypes.byref(epi), flags))
             return out
         finally:
             for v in views:
@@ -576,8 +579,9 @@ def version() -> str:
         return "0+unknown"
 
 
-def gemm(alpha: float, a: Any, b: Any, beta: float, c: Any, out: Any, epilogue: Any) -> Any:
-    return _library().gemm(alpha, a, b, beta, c, out, epilogue)
+def gemm(alpha: complex, a: Any, b: Any, beta: complex, c: Any, out: Any, epilogue: Any,
+         flags: int = 0) -> Any:
+    return _library().gemm(alpha, a, b, beta, c, out, epilogue, flags)
 
 
 def matmul2d(a: Any, b: Any) -> Any:

@@ -213,13 +213,27 @@ typedef struct gemmkit_requant {
  * is small, across tiles when it is large.  b is NULL when packed_b is
  * given (then a's matrices are multiplied by it); c may be NULL (beta is
  * then ignored); epilogue may be NULL.  alpha and beta are converted to the
- * accumulator type (for int8: integers in int32 range). */
+ * accumulator type (for int8 -> int32: integers in int32 range; for the
+ * wrapping integer products: integers, reduced modulo the ring; for bool:
+ * 1 and 0). */
 GEMMKIT_API int gemmkit_gemm_batched(double alpha, const gemmkit_operand* a,
                                      const gemmkit_operand* b,
                                      const gemmkit_packed_rhs* packed_b,
                                      double beta, const gemmkit_operand* c,
                                      const gemmkit_operand* out,
                                      const gemmkit_epilogue* epilogue);
+
+/* gemmkit_gemm_batched with complex scalars and conjugation: alpha and beta
+ * are (real, imaginary) pairs (the imaginary parts must be 0 for real
+ * products); flags are GEMMKIT_CONJ_A and GEMMKIT_CONJ_B (conj(a), conj(b):
+ * complex inputs; no-ops for real ones; conj_b needs b, not packed_b). */
+enum { GEMMKIT_CONJ_A = 1, GEMMKIT_CONJ_B = 2 };
+GEMMKIT_API int gemmkit_gemm_batched_ex(const double alpha[2], const gemmkit_operand* a,
+                                        const gemmkit_operand* b,
+                                        const gemmkit_packed_rhs* packed_b,
+                                        const double beta[2], const gemmkit_operand* c,
+                                        const gemmkit_operand* out,
+                                        const gemmkit_epilogue* epilogue, int flags);
 
 /* The requantized int8 product of every matrix of out's batch (out int8 or
  * uint8); b or packed_b as above. */

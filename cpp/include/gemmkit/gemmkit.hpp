@@ -66,6 +66,10 @@ struct FusedEpilogue {
 //   L = float16 or bfloat16 (float):                O = L, or float (the
 //       f32-output twin); one rounding, at the store
 //   L = int8_t (int32_t, wrapping; alpha and beta are int32_t): O = int32_t
+//   L = int32_t or int64_t (itself, wrapping):       O = L
+//   L = complex64 or complex128 (itself):           O = L (no activation)
+// (The other integer and bool products are reached through the operand
+// door, gemm_batched_ex, which maps each dtype to its kernel width.)
 // c_in may be null (beta is then ignored) or the very same view as c_out;
 // O is deduced from c_out alone, so a literal nullptr works.
 // epilogue may be null; for float16/bfloat16 it runs in float before the
@@ -140,6 +144,12 @@ int gemm_requant_packed(const MatrixRef<std::int8_t>& a, const PackedRhs& b,
 int gemm_batched(double alpha, const gemmkit_operand& a, const gemmkit_operand* b,
                  const PackedRhs* packed_b, double beta, const gemmkit_operand* c,
                  const gemmkit_operand& out, const gemmkit_epilogue* epilogue = nullptr);
+// The same with complex alpha and beta ({real, imaginary}; imaginary 0 for
+// real products) and GEMMKIT_CONJ_A / GEMMKIT_CONJ_B flags.
+int gemm_batched_ex(const double (&alpha)[2], const gemmkit_operand& a,
+                    const gemmkit_operand* b, const PackedRhs* packed_b,
+                    const double (&beta)[2], const gemmkit_operand* c,
+                    const gemmkit_operand& out, const gemmkit_epilogue* epilogue, int flags);
 int gemm_requant_batched(const gemmkit_operand& a, const gemmkit_operand* b,
                          const PackedRhs* packed_b, const gemmkit_requant& rq,
                          const gemmkit_operand& out);

@@ -150,7 +150,12 @@ constexpr const char* dtype_word() {
   else if constexpr (std::is_same_v<L, bfloat16>) return "bfloat16";
   else if constexpr (std::is_same_v<L, std::int8_t>) return "int8";
   else if constexpr (std::is_same_v<L, std::int32_t>) return "int32";
-  else return "uint8";
+  else if constexpr (std::is_same_v<L, std::uint8_t>) return "uint8";
+  else if constexpr (std::is_same_v<L, std::uint16_t>) return "uint16";
+  else if constexpr (std::is_same_v<L, std::int64_t>) return "int64";
+  else if constexpr (std::is_same_v<L, bool8>) return "bool";
+  else if constexpr (std::is_same_v<L, complex64>) return "complex64";
+  else return "complex128";
 }
 
 // out <- act(beta * c_in + bias) (or the requant map of bias alone) for
@@ -160,29 +165,31 @@ void scale_only(const GemmTask<L, A, O>& t) {
   for (index_t j = 0; j < t.n; ++j) {
     for (index_t i = 0; i < t.m; ++i) {
       O* dst = t.c_out + i * t.rs_co + j * t.cs_co;
-      if constexpr (std::is_same_v<A, std::int32_t> && sizeof(O) == 1) {
+      if constexpr (std::is_same_v<L, std::int8_t> && sizeof(O) == 1) {
         const Requant& q = t.rq;
         std::int32_t v = 0;
         if (q.bias_kind == BiasKind::kPerRow) v = q.bias[i * q.bias_stride];
         if (q.bias_kind == BiasKind::kPerCol) v = q.bias[j * q.bias_stride];
         *dst = O(scalar::requantize(v, q.scale[scale_index(q, i, j)], q.zero_point, q.lo, q.hi));
-      } else if constexpr (std::is_same_v<A, std::int32_t>) {
-        // Wrapping int32 arithmetic, done in uint32 to stay defined; the
-        // epilogue as the kernels apply it (wrapping bias add).
+      } else if constexpr (std::is_integral_v<A>) {
+        // Wrapping arithmetic, done unsigned to stay defined; the epilogue
+        // as the kernels apply it (wrapping bias add).
+        using U = std::make_unsigned_t<A>;
         const Epilogue<A>& e = t.epi;
-        const std::uint32_t c =
-            t.beta == 0 ? 0u : std::uint32_t(t.c_in[i * t.rs_ci + j * t.cs_ci]);
-        std::uint32_t u = std::uint32_t(t.beta) * c;
-        if (e.bias_kind == BiasKind::kPerRow) u += std::uint32_t(e.bias[i * e.bias_stride]);
-        if (e.bias_kind == BiasKind::kPerCol) u += std::uint32_t(e.bias[j * e.bias_stride]);
-        *dst = O(activate_scalar(std::int32_t(u), e));
+        const U c = t.beta == 0 ? U(0)
+                                : U(scalar::widen<A>(t.c_in[i * t.rs_ci + j * t.cs_ci]));
+        U u = U(t.beta) * c;
+        if (e.bias_kind == BiasKind::kPerRow) u += U(e.bias[i * e.bias_stride]);
+        if (e.bias_kind == BiasKind::kPerCol) u += U(e.bias[j * e.bias_stride]);
+        *dst = scalar::narrow<O>(activate_scalar(A(u), e));
       } else {
         A v = t.beta == A(0) ? A(0)
                              : t.beta * scalar::widen<A>(t.c_in[i * t.rs_ci + j * t.cs_ci]);
         const Epilogue<A>& e = t.epi;
         if (e.bias_kind == BiasKind::kPerRow) v += e.bias[i * e.bias_stride];
         if (e.bias_kind == BiasKind::kPerCol) v += e.bias[j * e.bias_stride];
-        *dst = scalar::narrow<O>(activate_scalar(v, e));
+        if constexpr (is_complex_v<A>) *dst = v;
+        else *dst = scalar::narrow<O>(activate_scalar(v, e));
       }
     }
   }
@@ -223,7 +230,7 @@ int prepare(acc_t<L> alpha, const MatrixRef<L>& a, const MatrixRef<L>& b,
                      "%tdx%td",
                      c_in->rows, c_in->cols, m, n);
 
-  Span sa, sb{0, 0, true}, sc, sci{0, 0, true};
+  Span sa{}, sb{0, 0, true}, sc{}, sci{0, 0, true};
   int st;
   if ((st = span_of("a", a.data, m, k, a.rs, a.cs, &sa)) ||
       (b.data && (st = span_of("b", b.data, k, n, b.rs, b.cs, &sb))) ||
@@ -282,7 +289,7 @@ int prepare(acc_t<L> alpha, const MatrixRef<L>& a, const MatrixRef<L>& b,
                          "%s",
                          e.bias_len, want,
                          e.bias_kind == Bias::kPerRow ? "rows" : "columns");
-      Span sbias;
+      Span sbias{};
       if ((st = span_of("bias", e.bias, want, 1, e.bias_stride, 1, &sbias)))
         return st;
       if (overlaps(sc, sbias))
@@ -292,7 +299,13 @@ int prepare(acc_t<L> alpha, const MatrixRef<L>& a, const MatrixRef<L>& b,
       t.epi.bias_kind = e.bias_kind == Bias::kPerRow ? BiasKind::kPerRow
                                                      : BiasKind::kPerCol;
     }
-    if (e.act == Act::kClip) {
+    if constexpr (is_complex_v<A>) {
+      if (e.act != Act::kNone)
+        return api::fail(GEMMKIT_ERROR_DTYPE,
+                         "gemmkit: %s products take a bias but no activation (complex "
+                         "numbers have no order)",
+                         dtype_word<L>());
+    } else if (e.act == Act::kClip) {
       if (is_nan(e.lo) || is_nan(e.hi) || e.lo > e.hi)
         return api::fail(GEMMKIT_ERROR_VALUE,
                          "gemmkit: clip bounds must satisfy lo <= hi (got %g, "
@@ -356,7 +369,7 @@ int prepare_requant(const Requantize& rq, index_t m, index_t n, const Span& sc, 
     return api::fail(GEMMKIT_ERROR_VALUE,
                      "gemmkit: zero_point %d is out of the %s range [%d, %d]",
                      int(rq.zero_point), kU8 ? "uint8" : "int8", int(lo), int(hi));
-  Span ss;
+  Span ss{};
   int st;
   if ((st = span_of("scale", rq.scale, want, 1, rq.scale_stride, 1, &ss))) return st;
   if (overlaps(sc, ss))
@@ -375,7 +388,7 @@ int prepare_requant(const Requantize& rq, index_t m, index_t n, const Span& sc, 
                        "gemmkit: requantize bias has %td values but the output "
                        "has %td %s",
                        rq.bias_len, bwant, rq.bias_kind == Bias::kPerRow ? "rows" : "columns");
-    Span sb;
+    Span sb{};
     if ((st = span_of("bias", rq.bias, bwant, 1, rq.bias_stride, 1, &sb))) return st;
     if (overlaps(sc, sb))
       return api::fail(GEMMKIT_ERROR_OVERLAP, "gemmkit: out overlaps the requantize bias");
@@ -437,7 +450,7 @@ int gemm(acc_t<L> alpha, const MatrixRef<L>& a, const MatrixRef<L>& b, acc_t<L> 
          const MatrixRef<std::type_identity_t<O>>* c_in, const MatrixMut<O>& c_out,
          const FusedEpilogue<acc_t<L>>* epilogue) {
   api::clear_error();
-  const dispatch::Selection<L>* sel;
+  const dispatch::Selection<L>* sel = nullptr;
   int st;
   if ((st = selected(&sel))) return st;
   GemmTask<L, acc_t<L>, O> t;
@@ -484,7 +497,7 @@ int gemm_packed(acc_t<L> alpha, const MatrixRef<L>& a, const PackedRhs& b, acc_t
                 const MatrixRef<std::type_identity_t<O>>* c_in, const MatrixMut<O>& c_out,
                 const FusedEpilogue<acc_t<L>>* epilogue) {
   api::clear_error();
-  const dispatch::Selection<L>* sel;
+  const dispatch::Selection<L>* sel = nullptr;
   int st;
   if ((st = selected(&sel))) return st;
   if ((st = check_packed(*sel, b, a.cols))) return st;
@@ -500,12 +513,12 @@ template <class O>
 int gemm_requant(const MatrixRef<std::int8_t>& a, const MatrixRef<std::int8_t>& b,
                  const Requantize& rq, const MatrixMut<O>& c_out) {
   api::clear_error();
-  const dispatch::Selection<std::int8_t>* sel;
+  const dispatch::Selection<std::int8_t>* sel = nullptr;
   int st;
   if ((st = selected(&sel))) return st;
   GemmTask<std::int8_t, std::int32_t, O> t;
   bool reads_ab;
-  Span sc;
+  Span sc{};
   if ((st = prepare<std::int8_t, O>(1, a, b, 0, nullptr, c_out, nullptr, &t, &reads_ab,
                                     &sc)))
     return st;
@@ -517,14 +530,14 @@ template <class O>
 int gemm_requant_packed(const MatrixRef<std::int8_t>& a, const PackedRhs& b,
                         const Requantize& rq, const MatrixMut<O>& c_out) {
   api::clear_error();
-  const dispatch::Selection<std::int8_t>* sel;
+  const dispatch::Selection<std::int8_t>* sel = nullptr;
   int st;
   if ((st = selected(&sel))) return st;
   if ((st = check_packed(*sel, b, a.cols))) return st;
   const MatrixRef<std::int8_t> vb{nullptr, b.k, b.n, 0, 0};
   GemmTask<std::int8_t, std::int32_t, O> t;
   bool reads_ab;
-  Span sc;
+  Span sc{};
   if ((st = prepare<std::int8_t, O>(1, a, vb, 0, nullptr, c_out, nullptr, &t, &reads_ab,
                                     &sc)))
     return st;
@@ -537,12 +550,12 @@ int prepack_rhs(const MatrixRef<L>& b, PackedRhs** out) {
   api::clear_error();
   if (!out) return api::fail(GEMMKIT_ERROR_VALUE, "gemmkit: prepack_rhs needs an output handle");
   *out = nullptr;
-  const dispatch::Selection<L>* sel;
+  const dispatch::Selection<L>* sel = nullptr;
   int st;
   if ((st = selected(&sel))) return st;
   if (b.rows < 0 || b.cols < 0)
     return api::fail(GEMMKIT_ERROR_SHAPE, "gemmkit: negative dimension");
-  Span sb;
+  Span sb{};
   if ((st = span_of("b", b.data, b.rows, b.cols, b.rs, b.cs, &sb))) return st;
   const dispatch::Descriptor<L>& d = sel->desc;
   // Panels hold at most 4 bytes per element plus a tile of padding on each
@@ -655,7 +668,7 @@ constexpr double kBatchMinParallelWork = 32.0 * 32.0 * 32.0;
 
 template <class L, class O>
 struct BatchJob {
-  const dispatch::Selection<L>* sel;
+  const dispatch::Selection<L>* sel = nullptr;
   GemmTask<L, acc_t<L>, O> t0;
   const PackedRhs* packed;
   index_t batch, step_a, step_b, step_c, step_o;
@@ -725,10 +738,10 @@ template <class L, class O>
 int door(acc_t<L> alpha, const gemmkit_operand& a, const gemmkit_operand* b,
          const PackedRhs* packed, acc_t<L> beta, const gemmkit_operand* c,
          const gemmkit_operand& out, const FusedEpilogue<acc_t<L>>* epilogue,
-         const Requantize* rq) {
+         const Requantize* rq, int flags) {
   using A = acc_t<L>;
   clear_error();
-  const dispatch::Selection<L>* sel;
+  const dispatch::Selection<L>* sel = nullptr;
   int st;
   if ((st = selected(&sel))) return st;
   if (out.flags & GEMMKIT_OPERAND_READONLY)
@@ -760,13 +773,20 @@ int door(acc_t<L> alpha, const gemmkit_operand& a, const gemmkit_operand* b,
   const MatrixMut<O> vo = mut_of<O>(out);
   GemmTask<L, A, O> t;
   bool reads_ab;
-  Span so0;
+  Span so0{};
   if ((st = prepare<L, O>(alpha, va, vb, beta, c ? &vc : nullptr, vo, epilogue, &t, &reads_ab,
                           &so0)))
     return st;
+  t.conj_a = (flags & GEMMKIT_CONJ_A) != 0;
+  t.conj_b = (flags & GEMMKIT_CONJ_B) != 0;
+  // bool products count the true terms in int32 (types.hpp): a count of
+  // 2^32 would read as false.
+  if (std::is_same_v<L, bool8> && t.k > index_t(INT32_MAX))
+    return fail(GEMMKIT_ERROR_SHAPE,
+                "gemmkit: bool products support a depth below 2^31, got %td", t.k);
 
   // The whole batch: addressable, written once, disjoint from the inputs.
-  Span sa, sb{0, 0, true}, sc{0, 0, true}, so;
+  Span sa{}, sb{0, 0, true}, sc{0, 0, true}, so{};
   if ((st = batch_span<L>("a", a, batch, &sa)) ||
       (b && (st = batch_span<L>("b", *b, batch, &sb))) ||
       (c && (st = batch_span<O>("c", *c, batch, &sc))) ||
@@ -794,7 +814,7 @@ int door(acc_t<L> alpha, const gemmkit_operand& a, const gemmkit_operand* b,
                 "gemmkit: out overlaps c without being the same view (an in-place "
                 "update needs out to be c itself)");
   if (t.epi.bias_kind != BiasKind::kNone && batch > 1) {
-    Span sbias;
+    Span sbias{};
     const index_t len = epilogue->bias_len;
     if ((st = span_of("bias", t.epi.bias, len, 1, t.epi.bias_stride, 1, &sbias))) return st;
     if (overlaps(so, sbias)) return fail(GEMMKIT_ERROR_OVERLAP, "gemmkit: out overlaps bias");
@@ -812,22 +832,23 @@ int door(acc_t<L> alpha, const gemmkit_operand& a, const gemmkit_operand* b,
 template <class L, class O>
 int gemm_operands(acc_t<L> alpha, const gemmkit_operand& a, const gemmkit_operand* b,
                   const PackedRhs* packed, acc_t<L> beta, const gemmkit_operand* c,
-                  const gemmkit_operand& out, const FusedEpilogue<acc_t<L>>* epilogue) {
-  return door<L, O>(alpha, a, b, packed, beta, c, out, epilogue, nullptr);
+                  const gemmkit_operand& out, const FusedEpilogue<acc_t<L>>* epilogue,
+                  int flags) {
+  return door<L, O>(alpha, a, b, packed, beta, c, out, epilogue, nullptr, flags);
 }
 
 template <class O>
 int requant_operands(const gemmkit_operand& a, const gemmkit_operand* b,
                      const PackedRhs* packed, const Requantize& rq,
                      const gemmkit_operand& out) {
-  return door<std::int8_t, O>(1, a, b, packed, 0, nullptr, out, nullptr, &rq);
+  return door<std::int8_t, O>(1, a, b, packed, 0, nullptr, out, nullptr, &rq, 0);
 }
 
 #define GEMMKIT_INSTANTIATE_OPERANDS(L, O)                                            \
   template int gemm_operands<L, O>(acc_t<L>, const gemmkit_operand&,                  \
                                    const gemmkit_operand*, const PackedRhs*, acc_t<L>, \
                                    const gemmkit_operand*, const gemmkit_operand&,    \
-                                   const FusedEpilogue<acc_t<L>>*);
+                                   const FusedEpilogue<acc_t<L>>*, int);
 GEMMKIT_INSTANTIATE_OPERANDS(float, float)
 GEMMKIT_INSTANTIATE_OPERANDS(double, double)
 GEMMKIT_INSTANTIATE_OPERANDS(float16, float16)
@@ -835,6 +856,13 @@ GEMMKIT_INSTANTIATE_OPERANDS(float16, float)
 GEMMKIT_INSTANTIATE_OPERANDS(bfloat16, bfloat16)
 GEMMKIT_INSTANTIATE_OPERANDS(bfloat16, float)
 GEMMKIT_INSTANTIATE_OPERANDS(std::int8_t, std::int32_t)
+GEMMKIT_INSTANTIATE_OPERANDS(std::uint8_t, std::uint8_t)
+GEMMKIT_INSTANTIATE_OPERANDS(std::uint16_t, std::uint16_t)
+GEMMKIT_INSTANTIATE_OPERANDS(std::int32_t, std::int32_t)
+GEMMKIT_INSTANTIATE_OPERANDS(std::int64_t, std::int64_t)
+GEMMKIT_INSTANTIATE_OPERANDS(bool8, bool8)
+GEMMKIT_INSTANTIATE_OPERANDS(complex64, complex64)
+GEMMKIT_INSTANTIATE_OPERANDS(complex128, complex128)
 #undef GEMMKIT_INSTANTIATE_OPERANDS
 template int requant_operands<std::int8_t>(const gemmkit_operand&, const gemmkit_operand*,
                                            const PackedRhs*, const Requantize&,
@@ -859,6 +887,10 @@ GEMMKIT_INSTANTIATE_GEMM(float16, float)
 GEMMKIT_INSTANTIATE_GEMM(bfloat16, bfloat16)
 GEMMKIT_INSTANTIATE_GEMM(bfloat16, float)
 GEMMKIT_INSTANTIATE_GEMM(std::int8_t, std::int32_t)
+GEMMKIT_INSTANTIATE_GEMM(std::int32_t, std::int32_t)
+GEMMKIT_INSTANTIATE_GEMM(std::int64_t, std::int64_t)
+GEMMKIT_INSTANTIATE_GEMM(complex64, complex64)
+GEMMKIT_INSTANTIATE_GEMM(complex128, complex128)
 #undef GEMMKIT_INSTANTIATE_GEMM
 
 template int prepack_rhs<float>(const MatrixRef<float>&, PackedRhs**);
@@ -866,6 +898,8 @@ template int prepack_rhs<double>(const MatrixRef<double>&, PackedRhs**);
 template int prepack_rhs<float16>(const MatrixRef<float16>&, PackedRhs**);
 template int prepack_rhs<bfloat16>(const MatrixRef<bfloat16>&, PackedRhs**);
 template int prepack_rhs<std::int8_t>(const MatrixRef<std::int8_t>&, PackedRhs**);
+template int prepack_rhs<complex64>(const MatrixRef<complex64>&, PackedRhs**);
+template int prepack_rhs<complex128>(const MatrixRef<complex128>&, PackedRhs**);
 
 template int gemm_requant<std::int8_t>(const MatrixRef<std::int8_t>&,
                                        const MatrixRef<std::int8_t>&, const Requantize&,

@@ -181,6 +181,16 @@ int to_int32_scalar(double v, const char* name, int* out) {
   return GEMMKIT_OK;
 }
 
+int to_ring_scalar(double v, const char* name, std::uint64_t* out) {
+  if (!std::isfinite(v) || v != std::floor(v) || !(std::fabs(v) < 18446744073709551616.0))
+    return fail(GEMMKIT_ERROR_VALUE,
+                "gemmkit: %s (for integer inputs) must be an integer, got %.17g", name, v);
+  const double mag = std::fabs(v);
+  const std::uint64_t m = static_cast<std::uint64_t>(mag);
+  *out = v < 0 ? ~m + 1 : m;
+  return GEMMKIT_OK;
+}
+
 const char* codes_json() {
   static const Json json = [] {
     Json j;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "gemmkit/gemmkit.h"
 
@@ -34,7 +35,18 @@ namespace gemmkit::api {
   X(GEMMKIT_F16, GEMMKIT_F32)    \
   X(GEMMKIT_BF16, GEMMKIT_BF16)  \
   X(GEMMKIT_BF16, GEMMKIT_F32)   \
-  X(GEMMKIT_I8, GEMMKIT_I32)
+  X(GEMMKIT_I8, GEMMKIT_I32)    \
+  X(GEMMKIT_I8, GEMMKIT_I8)     \
+  X(GEMMKIT_U8, GEMMKIT_U8)     \
+  X(GEMMKIT_I16, GEMMKIT_I16)   \
+  X(GEMMKIT_U16, GEMMKIT_U16)   \
+  X(GEMMKIT_I32, GEMMKIT_I32)   \
+  X(GEMMKIT_U32, GEMMKIT_U32)   \
+  X(GEMMKIT_I64, GEMMKIT_I64)   \
+  X(GEMMKIT_U64, GEMMKIT_U64)   \
+  X(GEMMKIT_BOOL, GEMMKIT_BOOL) \
+  X(GEMMKIT_C64, GEMMKIT_C64)   \
+  X(GEMMKIT_C128, GEMMKIT_C128)
 
 // X(input, accumulator): what each input type computes in (acc_t<L>).
 #define GEMMKIT_FOR_EACH_ACCUMULATOR(X) \
@@ -42,7 +54,17 @@ namespace gemmkit::api {
   X(GEMMKIT_F64, GEMMKIT_F64)           \
   X(GEMMKIT_F16, GEMMKIT_F32)           \
   X(GEMMKIT_BF16, GEMMKIT_F32)          \
-  X(GEMMKIT_I8, GEMMKIT_I32)
+  X(GEMMKIT_I8, GEMMKIT_I32)            \
+  X(GEMMKIT_U8, GEMMKIT_I32)            \
+  X(GEMMKIT_I16, GEMMKIT_I32)           \
+  X(GEMMKIT_U16, GEMMKIT_I32)           \
+  X(GEMMKIT_I32, GEMMKIT_I32)           \
+  X(GEMMKIT_U32, GEMMKIT_I32)           \
+  X(GEMMKIT_I64, GEMMKIT_I64)           \
+  X(GEMMKIT_U64, GEMMKIT_I64)           \
+  X(GEMMKIT_BOOL, GEMMKIT_I32)          \
+  X(GEMMKIT_C64, GEMMKIT_C64)           \
+  X(GEMMKIT_C128, GEMMKIT_C128)
 
 // Outputs of the requantized int8 product.
 #define GEMMKIT_FOR_EACH_REQUANT_OUTPUT(X) X(GEMMKIT_U8) X(GEMMKIT_I8)
@@ -63,6 +85,9 @@ int unsupported_pair(int in, int out);
 // alpha/beta in the accumulator type: int8 products take int32 values, and
 // a double that is not an integer in that range is refused, never rounded.
 int to_int32_scalar(double v, const char* name, int* out);
+// The wrapping integer families: an integer of magnitude below 2^64, as the
+// two's-complement bits the ring reduces (a double, so exact to 2^53).
+int to_ring_scalar(double v, const char* name, std::uint64_t* out);
 
 // gemmkit_codes_json()'s text.
 const char* codes_json();

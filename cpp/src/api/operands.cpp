@@ -4,6 +4,7 @@
 // comes through here: the descriptor entries, and the older argument-list
 // entries (gemmkit_sgemm, gemmkit_gemm, ...), which only describe their
 // matrices as operands.
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -63,28 +64,84 @@ int epilogue_of(const gemmkit_epilogue& e, int acc_code, FusedEpilogue<A>* out) 
   return GEMMKIT_OK;
 }
 
+// alpha or beta as the accumulator A: complex for the complex families; a
+// real A refuses an imaginary part; int8 -> int32 takes int32 values; the
+// wrapping integer families take any integer below 2^64 in magnitude,
+// reduced modulo the ring (so uint32's 4e9 is the same ring element as
+// int32's -294967296).
+template <class L, class A>
+int scalar_of(const double (&v)[2], const char* name, int in, A* out) {
+  if constexpr (is_complex_v<A>) {
+    *out = A(typename A::value_type(v[0]), typename A::value_type(v[1]));
+    return GEMMKIT_OK;
+  } else {
+    if (v[1] != 0.0 || std::isnan(v[1]))
+      return api::fail(GEMMKIT_ERROR_VALUE,
+                       "gemmkit: %s has an imaginary part (%.17g) but %s products are "
+                       "real",
+                       name, v[1], api::dtype_name(in));
+    if constexpr (std::is_same_v<L, std::int8_t>) {
+      int i;
+      if (int st = api::to_int32_scalar(v[0], name, &i)) return st;
+      *out = i;
+    } else if constexpr (std::is_integral_v<A>) {
+      std::uint64_t bits;
+      if (int st = api::to_ring_scalar(v[0], name, &bits)) return st;
+      *out = A(bits);  // modulo 2^32 or 2^64: the ring's element
+    } else {
+      *out = A(v[0]);
+    }
+    return GEMMKIT_OK;
+  }
+}
+
+// Exact integer (other than int8 -> int32), bool and complex products: what
+// their epilogue and scalars may be.
+template <class L>
+int check_family_rules(const double (&alpha)[2], const double (&beta)[2],
+                       const gemmkit_epilogue* e, int in) {
+  constexpr bool kRing = std::is_integral_v<acc_t<L>> && !std::is_same_v<L, std::int8_t>;
+  if constexpr (std::is_same_v<L, bool8>) {
+    if (alpha[0] != 1.0 || beta[0] != 0.0)
+      return api::fail(GEMMKIT_ERROR_VALUE,
+                       "gemmkit: bool products are logical (or of ands): alpha must be 1 "
+                       "and beta 0, got %.17g and %.17g",
+                       alpha[0], beta[0]);
+  }
+  if (!e || (e->bias_kind == GEMMKIT_BIAS_NONE && e->activation == GEMMKIT_ACT_NONE))
+    return GEMMKIT_OK;
+  if constexpr (kRing)
+    return api::fail(GEMMKIT_ERROR_DTYPE,
+                     "gemmkit: %s products take no fused epilogue (bias and activations "
+                     "are for floating-point, complex (bias) and int8 -> int32 products)",
+                     api::dtype_name(in));
+  if constexpr (is_complex_v<L>) {
+    if (e->activation != GEMMKIT_ACT_NONE)
+      return api::fail(GEMMKIT_ERROR_DTYPE,
+                       "gemmkit: %s products take a bias but no activation (complex "
+                       "numbers have no order)",
+                       api::dtype_name(in));
+  }
+  return GEMMKIT_OK;
+}
+
 template <class L, class O>
-int typed_gemm(double alpha, const gemmkit_operand& a, const gemmkit_operand* b,
-               const PackedRhs* packed, double beta, const gemmkit_operand* c,
-               const gemmkit_operand& out, const gemmkit_epilogue* e, int acc_code) {
+int typed_gemm(const double (&alpha)[2], const gemmkit_operand& a, const gemmkit_operand* b,
+               const PackedRhs* packed, const double (&beta)[2], const gemmkit_operand* c,
+               const gemmkit_operand& out, const gemmkit_epilogue* e, int acc_code, int in,
+               int flags) {
   using A = acc_t<L>;
   A al, be;
-  if constexpr (std::is_same_v<A, std::int32_t>) {
-    int ai, bi, st;
-    if ((st = api::to_int32_scalar(alpha, "alpha", &ai)) ||
-        (st = api::to_int32_scalar(beta, "beta", &bi)))
-      return st;
-    al = ai;
-    be = bi;
-  } else {
-    al = A(alpha);
-    be = A(beta);
-  }
+  int st;
+  if ((st = check_family_rules<L>(alpha, beta, e, in)) ||
+      (st = scalar_of<L>(alpha, "alpha", in, &al)) ||
+      (st = scalar_of<L>(beta, "beta", in, &be)))
+    return st;
   FusedEpilogue<A> fe;
   if (e) {
-    if (int st = epilogue_of<A>(*e, acc_code, &fe)) return st;
+    if ((st = epilogue_of<A>(*e, acc_code, &fe))) return st;
   }
-  return api::gemm_operands<L, O>(al, a, b, packed, be, c, out, e ? &fe : nullptr);
+  return api::gemm_operands<L, O>(al, a, b, packed, be, c, out, e ? &fe : nullptr, flags);
 }
 
 constexpr int pair(int in, int out) { return in * 256 + out; }
@@ -97,8 +154,24 @@ int gemm_batched(double alpha, const gemmkit_operand& a, const gemmkit_operand* 
                  const PackedRhs* packed, double beta,
                  const gemmkit_operand* c, const gemmkit_operand& out,
                  const gemmkit_epilogue* epilogue) {
+  const double al[2] = {alpha, 0.0}, be[2] = {beta, 0.0};
+  return gemm_batched_ex(al, a, b, packed, be, c, out, epilogue, 0);
+}
+
+int gemm_batched_ex(const double (&alpha)[2], const gemmkit_operand& a,
+                    const gemmkit_operand* b, const PackedRhs* packed,
+                    const double (&beta)[2], const gemmkit_operand* c,
+                    const gemmkit_operand& out, const gemmkit_epilogue* epilogue, int flags) {
   api::clear_error();
   if (!b && !packed) return null_operand("b");
+  if (flags & ~(GEMMKIT_CONJ_A | GEMMKIT_CONJ_B))
+    return api::fail(GEMMKIT_ERROR_VALUE,
+                     "gemmkit: unknown flags 0x%x (GEMMKIT_CONJ_A 1, GEMMKIT_CONJ_B 2)",
+                     unsigned(flags));
+  if (packed && (flags & GEMMKIT_CONJ_B))
+    return api::fail(GEMMKIT_ERROR_VALUE,
+                     "gemmkit: conj_b cannot apply to a packed b, which is used as "
+                     "packed (prepack the conjugate instead)");
   const int in = a.dtype;
   const int b_dtype = packed ? packed_dtype(*packed) : b->dtype;
   if (b_dtype != in)
@@ -112,9 +185,11 @@ int gemm_batched(double alpha, const gemmkit_operand& a, const gemmkit_operand* 
                      "gemmkit: dtype mismatch: out is %s but c is %s (gemmkit does "
                      "not convert; cast explicitly)",
                      api::dtype_name(out.dtype), api::dtype_name(c->dtype));
+  // The kernels by the width of the wrapped result (types.hpp): the signed
+  // and unsigned types of one width share them, bits in and bits out.
 #define GEMMKIT_CASE(IN, OUT, L, O, ACC)                                          \
   case pair(IN, OUT):                                                             \
-    return typed_gemm<L, O>(alpha, a, b, packed, beta, c, out, epilogue, ACC);
+    return typed_gemm<L, O>(alpha, a, b, packed, beta, c, out, epilogue, ACC, in, flags);
   switch (pair(in, out.dtype)) {
     GEMMKIT_CASE(GEMMKIT_F32, GEMMKIT_F32, float, float, GEMMKIT_F32)
     GEMMKIT_CASE(GEMMKIT_F64, GEMMKIT_F64, double, double, GEMMKIT_F64)
@@ -123,6 +198,17 @@ int gemm_batched(double alpha, const gemmkit_operand& a, const gemmkit_operand* 
     GEMMKIT_CASE(GEMMKIT_BF16, GEMMKIT_BF16, bfloat16, bfloat16, GEMMKIT_F32)
     GEMMKIT_CASE(GEMMKIT_BF16, GEMMKIT_F32, bfloat16, float, GEMMKIT_F32)
     GEMMKIT_CASE(GEMMKIT_I8, GEMMKIT_I32, std::int8_t, std::int32_t, GEMMKIT_I32)
+    GEMMKIT_CASE(GEMMKIT_I8, GEMMKIT_I8, std::uint8_t, std::uint8_t, GEMMKIT_I32)
+    GEMMKIT_CASE(GEMMKIT_U8, GEMMKIT_U8, std::uint8_t, std::uint8_t, GEMMKIT_I32)
+    GEMMKIT_CASE(GEMMKIT_I16, GEMMKIT_I16, std::uint16_t, std::uint16_t, GEMMKIT_I32)
+    GEMMKIT_CASE(GEMMKIT_U16, GEMMKIT_U16, std::uint16_t, std::uint16_t, GEMMKIT_I32)
+    GEMMKIT_CASE(GEMMKIT_I32, GEMMKIT_I32, std::int32_t, std::int32_t, GEMMKIT_I32)
+    GEMMKIT_CASE(GEMMKIT_U32, GEMMKIT_U32, std::int32_t, std::int32_t, GEMMKIT_I32)
+    GEMMKIT_CASE(GEMMKIT_I64, GEMMKIT_I64, std::int64_t, std::int64_t, GEMMKIT_I64)
+    GEMMKIT_CASE(GEMMKIT_U64, GEMMKIT_U64, std::int64_t, std::int64_t, GEMMKIT_I64)
+    GEMMKIT_CASE(GEMMKIT_BOOL, GEMMKIT_BOOL, bool8, bool8, GEMMKIT_I32)
+    GEMMKIT_CASE(GEMMKIT_C64, GEMMKIT_C64, complex64, complex64, GEMMKIT_C64)
+    GEMMKIT_CASE(GEMMKIT_C128, GEMMKIT_C128, complex128, complex128, GEMMKIT_C128)
     default:
       break;
   }
@@ -153,7 +239,13 @@ int prepack_operand(const gemmkit_operand& b, PackedRhs** out) {
     case GEMMKIT_F16: return as(static_cast<float16*>(nullptr));
     case GEMMKIT_BF16: return as(static_cast<bfloat16*>(nullptr));
     case GEMMKIT_I8: return as(static_cast<std::int8_t*>(nullptr));
-    default: return api::unsupported_input("b", b.dtype);
+    case GEMMKIT_C64: return as(static_cast<complex64*>(nullptr));
+    case GEMMKIT_C128: return as(static_cast<complex128*>(nullptr));
+    default:
+      return api::fail(GEMMKIT_ERROR_DTYPE,
+                       "gemmkit: prepack_rhs packs float32, float64, float16, bfloat16, "
+                       "int8, complex64 and complex128 operands, not %s",
+                       api::dtype_name(b.dtype));
   }
 }
 
@@ -358,6 +450,21 @@ GEMMKIT_API int gemmkit_gemm_batched(double alpha, const gemmkit_operand* a,
   if (!out) return gemmkit::null_operand("out");
   return gemmkit::gemm_batched(alpha, *a, b, packed_b ? packed_b->packed : nullptr,
                                beta, c, *out, epilogue);
+}
+
+GEMMKIT_API int gemmkit_gemm_batched_ex(const double alpha[2], const gemmkit_operand* a,
+                                        const gemmkit_operand* b,
+                                        const gemmkit_packed_rhs* packed_b,
+                                        const double beta[2], const gemmkit_operand* c,
+                                        const gemmkit_operand* out,
+                                        const gemmkit_epilogue* epilogue, int flags) {
+  if (!a) return gemmkit::null_operand("a");
+  if (!out) return gemmkit::null_operand("out");
+  if (!alpha) return gemmkit::null_operand("alpha");
+  if (!beta) return gemmkit::null_operand("beta");
+  const double al[2] = {alpha[0], alpha[1]}, be[2] = {beta[0], beta[1]};
+  return gemmkit::gemm_batched_ex(al, *a, b, packed_b ? packed_b->packed : nullptr, be, c,
+                                  *out, epilogue, flags);
 }
 
 GEMMKIT_API int gemmkit_gemm_requant_batched(const gemmkit_operand* a,

@@ -9,6 +9,7 @@
 #include "dispatch/descriptor.hpp"
 #include "dispatch/isa_namespace.hpp"
 #include "driver/driver.hpp"
+#include "kernel/complex.hpp"
 #include "kernel/widen.hpp"
 #include "special/gemv.hpp"
 #include "special/small.hpp"
@@ -116,7 +117,7 @@ dispatch::Descriptor<typename Family<0>::L> family_descriptor() {
     d.run_requant_u8 = &family_gemm<Family, SKINNY_NR, std::uint8_t>;
   } else {
     d.run = &family_gemm<Family, SKINNY_NR, L>;
-    if constexpr (!std::is_same_v<L, typename Main::A>) {
+    if constexpr (std::is_same_v<L, float16> || std::is_same_v<L, bfloat16>) {
       d.run_f32 = &family_gemm<Family, SKINNY_NR, float>;
     }
   }
@@ -136,6 +137,14 @@ template <class L, class A, int MR_REG, int MAIN_NR>
 struct Widen {
   template <int NR>
   using Family = kernel::WidenFamily<GEMMKIT_TOKEN, L, A, MR_REG, NR == 0 ? MAIN_NR : NR>;
+};
+
+// The complex split family of this token for component type T (complex.hpp).
+template <class T, int MR_REG, int MAIN_NR>
+struct Complex {
+  template <int NR>
+  using Family =
+      kernel::ComplexFamily<GEMMKIT_TOKEN, T, MR_REG, NR == 0 ? MAIN_NR : NR>;
 };
 
 }  // namespace gemmkit::GEMMKIT_ISA_NAMESPACE

@@ -30,6 +30,13 @@
   dispatch::Descriptor<float16> f16_descriptor();           \
   dispatch::Descriptor<bfloat16> bf16_descriptor();         \
   dispatch::Descriptor<std::int8_t> int8_descriptor();      \
+  dispatch::Descriptor<std::uint8_t> u8_descriptor();       \
+  dispatch::Descriptor<std::uint16_t> u16_descriptor();     \
+  dispatch::Descriptor<std::int32_t> i32_descriptor();      \
+  dispatch::Descriptor<std::int64_t> i64_descriptor();      \
+  dispatch::Descriptor<bool8> bool_descriptor();            \
+  dispatch::Descriptor<complex64> c64_descriptor();         \
+  dispatch::Descriptor<complex128> c128_descriptor();       \
   }
 #include "dispatch/isa_registry.def"
 #undef GEMMKIT_ISA_ROW
@@ -61,12 +68,43 @@ template <>
 struct Family<std::int8_t> {
   static constexpr const char* kWord = "int8";
 };
+template <>
+struct Family<std::uint8_t> {
+  static constexpr const char* kWord = "u8";
+};
+template <>
+struct Family<std::uint16_t> {
+  static constexpr const char* kWord = "u16";
+};
+template <>
+struct Family<std::int32_t> {
+  static constexpr const char* kWord = "i32";
+};
+template <>
+struct Family<std::int64_t> {
+  static constexpr const char* kWord = "i64";
+};
+template <>
+struct Family<bool8> {
+  static constexpr const char* kWord = "bool";
+};
+template <>
+struct Family<complex64> {
+  static constexpr const char* kWord = "c64";
+};
+template <>
+struct Family<complex128> {
+  static constexpr const char* kWord = "c128";
+};
 
 // Every family a registry row names is one of the words above.
 constexpr bool families_are_known() {
-  const char* words[] = {Family<float>::kWord, Family<double>::kWord,
-                         Family<float16>::kWord, Family<bfloat16>::kWord,
-                         Family<std::int8_t>::kWord};
+  const char* words[] = {Family<float>::kWord,        Family<double>::kWord,
+                         Family<float16>::kWord,      Family<bfloat16>::kWord,
+                         Family<std::int8_t>::kWord,  Family<std::uint8_t>::kWord,
+                         Family<std::uint16_t>::kWord, Family<std::int32_t>::kWord,
+                         Family<std::int64_t>::kWord, Family<bool8>::kWord,
+                         Family<complex64>::kWord,    Family<complex128>::kWord};
   for (const IsaRow& row : kIsaRows) {
     int listed = 0, known = 0;
     for_each_word(row.families, [&](const char*, const char*) { ++listed; });
@@ -96,8 +134,22 @@ constexpr bool defines(Isa isa) {
     *out = isa_##name::f16_descriptor();                  \
   else if constexpr (std::is_same_v<L, bfloat16>)         \
     *out = isa_##name::bf16_descriptor();                 \
+  else if constexpr (std::is_same_v<L, std::int8_t>)      \
+    *out = isa_##name::int8_descriptor();                 \
+  else if constexpr (std::is_same_v<L, std::uint8_t>)     \
+    *out = isa_##name::u8_descriptor();                   \
+  else if constexpr (std::is_same_v<L, std::uint16_t>)    \
+    *out = isa_##name::u16_descriptor();                  \
+  else if constexpr (std::is_same_v<L, std::int32_t>)     \
+    *out = isa_##name::i32_descriptor();                  \
+  else if constexpr (std::is_same_v<L, std::int64_t>)     \
+    *out = isa_##name::i64_descriptor();                  \
+  else if constexpr (std::is_same_v<L, bool8>)            \
+    *out = isa_##name::bool_descriptor();                 \
+  else if constexpr (std::is_same_v<L, complex64>)        \
+    *out = isa_##name::c64_descriptor();                  \
   else                                                    \
-    *out = isa_##name::int8_descriptor();
+    *out = isa_##name::c128_descriptor();
 
 // The descriptor of one compiled ISA for L, or false if none is compiled:
 // the ISA's own for the families its row names, else its base's.
@@ -188,5 +240,12 @@ template const Selection<double>& select<double>();
 template const Selection<float16>& select<float16>();
 template const Selection<bfloat16>& select<bfloat16>();
 template const Selection<std::int8_t>& select<std::int8_t>();
+template const Selection<std::uint8_t>& select<std::uint8_t>();
+template const Selection<std::uint16_t>& select<std::uint16_t>();
+template const Selection<std::int32_t>& select<std::int32_t>();
+template const Selection<std::int64_t>& select<std::int64_t>();
+template const Selection<bool8>& select<bool8>();
+template const Selection<complex64>& select<complex64>();
+template const Selection<complex128>& select<complex128>();
 
 }  // namespace gemmkit::dispatch

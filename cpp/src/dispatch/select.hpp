@@ -16,7 +16,8 @@ struct Selection {
 };
 
 // Selected once per process on first use (thread-safe).  Instantiated for
-// float, double, float16, bfloat16 and std::int8_t.
+// float, double, float16, bfloat16, std::int8_t, and the exact integer
+// (uint8_t, uint16_t, int32_t, int64_t, bool8) and complex kernels.
 template <class L>
 const Selection<L>& select();
 

@@ -84,14 +84,28 @@ struct BlockedGemm {
            q * Family::a_panel_size(kcs);
   }
 
+  // Families that conjugate while packing (kernel/complex.hpp) take the
+  // task's flag; the others have nothing to conjugate.
+  static constexpr bool kConjugates = requires { Family::kConjugates; };
+  static void pack_a_panel(index_t kc, index_t width, const L* src, index_t rs,
+                           index_t cs, PA* dst, bool conj) {
+    if constexpr (kConjugates) Family::pack_a(kc, width, src, rs, cs, dst, conj);
+    else Family::pack_a(kc, width, src, rs, cs, dst);
+  }
+  static void pack_b_panel(index_t kc, index_t width, const L* src, index_t rs,
+                           index_t cs, PB* dst, bool conj) {
+    if constexpr (kConjugates) Family::pack_b(kc, width, src, rs, cs, dst, conj);
+    else Family::pack_b(kc, width, src, rs, cs, dst);
+  }
+
   // Packs rows [0, rows) x depth [0, kc) of A into consecutive MR panels.
   static void pack_a_block(index_t rows, index_t kc, const L* a, index_t rs,
-                           index_t cs, PA* dst) {
+                           index_t cs, PA* dst, bool conj) {
     if constexpr (Family::kInplace) {
       pack::pack_a<Token, A, kMr>(rows, kc, a, rs, cs, dst);
     } else {
       for (index_t i = 0; i < rows; i += kMr) {
-        Family::pack_a(kc, min_i(kMr, rows - i), a + i * rs, rs, cs, dst);
+        pack_a_panel(kc, min_i(kMr, rows - i), a + i * rs, rs, cs, dst, conj);
         dst += Family::a_panel_size(kc);
       }
     }
@@ -132,8 +146,8 @@ struct BlockedGemm {
           const index_t q1 = panels * (team.tid + 1) / team.size;
           for (index_t q = q0; q < q1; ++q) {
             const index_t j = q * NR;
-            Family::pack_b(kc, min_i(NR, nc - j), t.b + pc * t.rs_b + (jc + j) * t.cs_b,
-                           t.cs_b, t.rs_b, plan.b_pack + q * b_panel);
+            pack_b_panel(kc, min_i(NR, nc - j), t.b + pc * t.rs_b + (jc + j) * t.cs_b,
+                         t.cs_b, t.rs_b, plan.b_pack + q * b_panel, t.conj_b);
           }
           parallel::barrier(team);
         }
@@ -167,7 +181,7 @@ struct BlockedGemm {
           if (!plan.packed_a && packed_block != blk) {
             // In-place mode packs only the ragged last panel.
             pack_a_block(rows - full_rows, kc, a_src + full_rows * t.rs_a, t.rs_a,
-                         t.cs_a, a_pack);
+                         t.cs_a, a_pack, t.conj_a);
             packed_block = blk;
           }
           const index_t q0 = panels * chunk / chunks;
@@ -382,7 +396,7 @@ struct BlockedGemm {
     for (index_t pc = 0; pc < k; pc += kc) {
       const index_t kcs = min_i(kc, k - pc);
       for (index_t i = 0; i < m; i += kMr) {
-        Family::pack_a(kcs, min_i(kMr, m - i), a + i * rs_a + pc * cs_a, rs_a, cs_a, dst);
+        pack_a_panel(kcs, min_i(kMr, m - i), a + i * rs_a + pc * cs_a, rs_a, cs_a, dst, false);
         dst += Family::a_panel_size(kcs);
       }
     }

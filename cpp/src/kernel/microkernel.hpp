@@ -40,7 +40,9 @@ namespace gemmkit::kernel {
 template <class Ops, class T>
 static GEMMKIT_INLINE typename Ops::Reg activate(typename Ops::Reg v,
                                                  const Epilogue<T>& e) {
-  if (e.act == Activation::kRelu) {
+  if constexpr (is_complex_v<T>) {
+    return v;  // no order, no activation (the api refuses one)
+  } else if (e.act == Activation::kRelu) {
     v = Ops::max(v, Ops::zero());
   } else if (e.act == Activation::kClip) {
     v = Ops::min(Ops::max(v, Ops::splat(e.lo)), Ops::splat(e.hi));
@@ -94,8 +96,9 @@ struct TileStore {
   using Ops = simd::SimdOps<Token, A>;
   using Reg = typename Ops::Reg;
   static constexpr int kLanes = Ops::kLanes;
-  static constexpr bool kRequant =
-      std::is_same_v<A, std::int32_t> && sizeof(O) == 1;
+  // int8 products' 8-bit outputs requantize; the 8-bit ring (uint8_t
+  // inputs, kernel/widen.hpp) wraps.
+  static constexpr bool kRequant = std::is_same_v<L, std::int8_t> && sizeof(O) == 1;
 
   // Where one tile's result goes and what it is combined with.
   struct Store {

@@ -90,6 +90,8 @@ struct GemmTask {
   // above (0 broadcasts).  The kernel entry runs them in turn.
   index_t batch;
   index_t batch_a, batch_b, batch_c, batch_o;
+  // Complex families: use conj(a) / conj(b) (kernel frame; others ignore).
+  bool conj_a, conj_b;
 };
 
 template <class T>
@@ -138,6 +140,7 @@ static inline void transpose(GemmTask<L, A, O>& t) {
   swap(t.rs_ci, t.cs_ci);
   swap(t.rs_co, t.cs_co);
   swap(t.batch_a, t.batch_b);
+  swap(t.conj_a, t.conj_b);
   auto flip_bias = [](BiasKind k) {
     return k == BiasKind::kPerRow ? BiasKind::kPerCol
            : k == BiasKind::kPerCol ? BiasKind::kPerRow : k;

@@ -117,7 +117,8 @@ static inline bfloat16 to_bfloat16(float f) {
 }
 
 // widen<A>(l): a stored element as the accumulator type A (exact).
-//   identity; float16/bfloat16 -> float; int8_t -> int32_t.
+//   identity; float16/bfloat16 -> float; int8_t, uint8_t, uint16_t ->
+//   int32_t; bool8 -> 0 or 1.
 template <class A, class L>
 static inline A widen(L v) {
   if constexpr (std::is_same_v<A, L>) {
@@ -125,8 +126,12 @@ static inline A widen(L v) {
   } else if constexpr (std::is_same_v<A, float> &&
                        (std::is_same_v<L, float16> || std::is_same_v<L, bfloat16>)) {
     return to_float(v);
-  } else if constexpr (std::is_same_v<A, std::int32_t> && std::is_same_v<L, std::int8_t>) {
+  } else if constexpr (std::is_same_v<A, std::int32_t> &&
+                       (std::is_same_v<L, std::int8_t> || std::is_same_v<L, std::uint8_t> ||
+                        std::is_same_v<L, std::uint16_t>)) {
     return std::int32_t(v);
+  } else if constexpr (std::is_same_v<A, std::int32_t> && std::is_same_v<L, bool8>) {
+    return v.bits != 0;
   } else {
     static_assert(std::is_same_v<A, L>, "gemmkit::scalar::widen: unsupported pair");
     return A{};
@@ -134,8 +139,9 @@ static inline A widen(L v) {
 }
 
 // narrow<O>(a): an accumulator value stored as O, rounded to nearest even.
-//   identity; float -> float16/bfloat16.  (int32 -> int8/uint8 is not a
-//   narrowing but a requantization: scalar/requant.hpp.)
+//   identity; float -> float16/bfloat16; int32 -> uint8_t/uint16_t (the
+//   low bits of the wrapped sum) and bool8 (count != 0).  (int8 products'
+//   int32 -> int8/uint8 outputs are a requantization: scalar/requant.hpp.)
 template <class O, class A>
 static inline O narrow(A v) {
   if constexpr (std::is_same_v<O, A>) {
@@ -144,6 +150,11 @@ static inline O narrow(A v) {
     return to_float16(v);
   } else if constexpr (std::is_same_v<A, float> && std::is_same_v<O, bfloat16>) {
     return to_bfloat16(v);
+  } else if constexpr (std::is_same_v<A, std::int32_t> &&
+                       (std::is_same_v<O, std::uint8_t> || std::is_same_v<O, std::uint16_t>)) {
+    return O(std::uint32_t(v));  // the ring's low bits
+  } else if constexpr (std::is_same_v<A, std::int32_t> && std::is_same_v<O, bool8>) {
+    return bool8{std::uint8_t(v != 0)};
   } else {
     static_assert(std::is_same_v<O, A>, "gemmkit::scalar::narrow: unsupported pair");
     return O{};

@@ -1,6 +1,6 @@
 // L0 simd: the Amx token (AVX-512F + BW + AMX-TILE, AMX-BF16, AMX-INT8).
-// Compiled only in targets/amx/ TUs.  For float, double and int32 it is
-// Avx512F's vocabulary re-instantiated under this token's namespace (see the
+// Compiled only in targets/amx/ TUs.  For float, double, int32 and int64 it
+// is Avx512F's vocabulary re-instantiated under this token's namespace (see the
 // ODR note in simd_ops.hpp): the accumulators of the AMX families
 // (cpp/src/kernel/amx.hpp) are plain zmm arrays between tiles, and the
 // epilogue, stores and widen/narrow/requant seams are Avx512F's.  What it
@@ -36,6 +36,8 @@ template <>
 struct SimdOps<isa_amx::Amx, double> : Avx512DoubleOps<isa_amx::Amx> {};
 template <>
 struct SimdOps<isa_amx::Amx, std::int32_t> : Avx512Int32Ops<isa_amx::Amx> {};
+template <>
+struct SimdOps<isa_amx::Amx, std::int64_t> : Avx512Int64Ops<isa_amx::Amx> {};
 
 // The widen/narrow/requant seams are Avx512F's, re-instantiated here: one
 // source of truth for the conversions (scalar/half.hpp bit for bit).

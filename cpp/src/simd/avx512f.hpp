@@ -4,11 +4,12 @@
 // do not accelerate.
 //
 // Also here, as templates over the token so the dot tokens instantiate their
-// own copies: Avx512Int32Ops (the int32 vocabulary) and the KernelSimd seams
-// Avx512F16Seam (vcvtph2ps / vcvtps2ph), Avx512Bf16Seam (integer shifts and
-// the round-to-nearest-even bias trick: AVX-512F only, no bf16 hardware) and
-// Avx512Int8Seam (sign extension, vector requant_store).  Only AVX-512F
-// instructions: the Avx512F token's TUs have no -mavx512bw/-mavx512vl.
+// own copies: Avx512Int32Ops and Avx512Int64Ops (the int32 and int64
+// vocabularies) and the KernelSimd seams Avx512F16Seam (vcvtph2ps /
+// vcvtps2ph), Avx512Bf16Seam (integer shifts and the round-to-nearest-even
+// bias trick: AVX-512F only, no bf16 hardware) and Avx512Int8Seam (sign
+// extension, vector requant_store).  Only AVX-512F instructions: the Avx512F
+// token's TUs have no -mavx512bw/-mavx512vl/-mavx512dq.
 #pragma once
 
 #if defined(__x86_64__) || defined(_M_X64) || defined(__i386__)
@@ -179,6 +180,51 @@ struct Avx512Int32Ops {
   }
 };
 
+// int64 lanes: all arithmetic wraps modulo 2^64, as for int32.  vpmullq is
+// AVX-512DQ, which the Avx512F token's TUs do not get: without it the low
+// 64 bits of the product come from three vpmuludq (AVX-512F).
+template <class Token>
+struct Avx512Int64Ops {
+  using Reg = __m512i;
+  static constexpr int kLanes = 8;
+  static constexpr bool kFusedMulAdd = false;
+
+  static GEMMKIT_INLINE __mmask8 mask(int n) {
+    return static_cast<__mmask8>((1u << n) - 1u);
+  }
+  static GEMMKIT_INLINE Reg zero() { return _mm512_setzero_si512(); }
+  static GEMMKIT_INLINE Reg splat(std::int64_t v) { return _mm512_set1_epi64(v); }
+  static GEMMKIT_INLINE Reg loadu(const std::int64_t* p) {
+    return _mm512_loadu_si512(static_cast<const void*>(p));
+  }
+  static GEMMKIT_INLINE void storeu(std::int64_t* p, Reg v) {
+    _mm512_storeu_si512(static_cast<void*>(p), v);
+  }
+  static GEMMKIT_INLINE Reg load_partial(const std::int64_t* p, int n) {
+    return _mm512_maskz_loadu_epi64(mask(n), p);
+  }
+  static GEMMKIT_INLINE void store_partial(std::int64_t* p, Reg v, int n) {
+    _mm512_mask_storeu_epi64(p, mask(n), v);
+  }
+  static GEMMKIT_INLINE Reg mul(Reg a, Reg b) {
+#if defined(__AVX512DQ__)
+    return _mm512_mullo_epi64(a, b);
+#else
+    // lo*lo + ((lo*hi + hi*lo) << 32); hi*hi lies entirely above bit 63.
+    const __m512i lo = _mm512_mul_epu32(a, b);
+    const __m512i cross = _mm512_add_epi64(_mm512_mul_epu32(a, _mm512_srli_epi64(b, 32)),
+                                           _mm512_mul_epu32(_mm512_srli_epi64(a, 32), b));
+    return _mm512_add_epi64(lo, _mm512_slli_epi64(cross, 32));
+#endif
+  }
+  static GEMMKIT_INLINE Reg add(Reg a, Reg b) { return _mm512_add_epi64(a, b); }
+  static GEMMKIT_INLINE Reg mul_add(Reg a, Reg b, Reg c) { return _mm512_add_epi64(mul(a, b), c); }
+  static GEMMKIT_INLINE Reg fnma(Reg a, Reg b, Reg c) { return _mm512_sub_epi64(c, mul(a, b)); }
+  static GEMMKIT_INLINE Reg max(Reg a, Reg b) { return _mm512_max_epi64(a, b); }
+  static GEMMKIT_INLINE Reg min(Reg a, Reg b) { return _mm512_min_epi64(a, b); }
+  static GEMMKIT_INLINE std::int64_t reduce_sum(Reg v) { return _mm512_reduce_add_epi64(v); }
+};
+
 template <>
 struct SimdOps<isa_avx512f::Avx512F, float>
     : Avx512FloatOps<isa_avx512f::Avx512F> {};
@@ -188,6 +234,9 @@ struct SimdOps<isa_avx512f::Avx512F, double>
 template <>
 struct SimdOps<isa_avx512f::Avx512F, std::int32_t>
     : Avx512Int32Ops<isa_avx512f::Avx512F> {};
+template <>
+struct SimdOps<isa_avx512f::Avx512F, std::int64_t>
+    : Avx512Int64Ops<isa_avx512f::Avx512F> {};
 
 
 // f16 <-> f32: bit-identical to scalar/half.hpp for every input, NaN

@@ -1,8 +1,9 @@
 // L0 simd: the Avx512Vnni token (AVX-512F + BW + VNNI).  Compiled only in
-// targets/avx512vnni/ TUs.  For float, double and int32 it is Avx512F's
-// vocabulary re-instantiated under this token's namespace (see the ODR note in
-// simd_ops.hpp); what it adds is vpdpbusd, used by the int8 dot family
-// (cpp/src/kernel/), and the same widen/narrow/requant seams as Avx512F.
+// targets/avx512vnni/ TUs.  For float, double, int32 and int64 it is
+// Avx512F's vocabulary re-instantiated under this token's namespace (see the
+// ODR note in simd_ops.hpp); what it adds is vpdpbusd, used by the int8 dot
+// family (cpp/src/kernel/), and the same widen/narrow/requant seams as
+// Avx512F.
 #pragma once
 
 #if defined(__x86_64__) || defined(_M_X64) || defined(__i386__)
@@ -32,6 +33,9 @@ struct SimdOps<isa_avx512vnni::Avx512Vnni, double>
 template <>
 struct SimdOps<isa_avx512vnni::Avx512Vnni, std::int32_t>
     : Avx512Int32Ops<isa_avx512vnni::Avx512Vnni> {};
+template <>
+struct SimdOps<isa_avx512vnni::Avx512Vnni, std::int64_t>
+    : Avx512Int64Ops<isa_avx512vnni::Avx512Vnni> {};
 
 // The widen/narrow/requant seams are Avx512F's, re-instantiated here: one
 // source of truth for the conversions (scalar/half.hpp bit for bit).

@@ -2,10 +2,11 @@
 // conversions), 256-bit vectors.  Compiled only in targets/fma/ TUs, under
 // -mavx2 -mfma -mf16c.
 //
-// Also here: SimdOps<Fma, int32_t> and the Fma KernelSimd seams: f16 by F16C
-// (vcvtph2ps / vcvtps2ph, round to nearest even by immediate, so MXCSR's
-// rounding mode does not matter), bf16 by integer shifts and the bias trick,
-// int8 by sign extension, and the vector requant_store (f64 lanes, roundpd).
+// Also here: SimdOps<Fma, int32_t>, SimdOps<Fma, int64_t> and the Fma
+// KernelSimd seams: f16 by F16C (vcvtph2ps / vcvtps2ph, round to nearest even
+// by immediate, so MXCSR's rounding mode does not matter), bf16 by integer
+// shifts and the bias trick, int8 by sign extension, and the vector
+// requant_store (f64 lanes, roundpd).
 #pragma once
 
 #if defined(__x86_64__) || defined(_M_X64) || defined(__i386__)
@@ -168,6 +169,65 @@ struct SimdOps<isa_fma::Fma, std::int32_t> {
     s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4E));
     s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xB1));
     return _mm_cvtsi128_si32(s);
+  }
+};
+
+// int64 lanes wrap modulo 2^64 (vpaddq keeps the low 64 bits).  AVX2 has no
+// 64-bit low multiply, so mul builds it from three 32x32->64 vpmuludq.
+template <>
+struct SimdOps<isa_fma::Fma, std::int64_t> {
+  using Reg = __m256i;
+  static constexpr int kLanes = 4;
+  static constexpr bool kFusedMulAdd = false;
+
+  static GEMMKIT_INLINE __m256i mask(int n) {
+    const __m256i idx = _mm256_setr_epi64x(0, 1, 2, 3);
+    return _mm256_cmpgt_epi64(_mm256_set1_epi64x(n), idx);
+  }
+  static GEMMKIT_INLINE Reg zero() { return _mm256_setzero_si256(); }
+  static GEMMKIT_INLINE Reg splat(std::int64_t v) { return _mm256_set1_epi64x(v); }
+  static GEMMKIT_INLINE Reg loadu(const std::int64_t* p) {
+    return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+  }
+  static GEMMKIT_INLINE void storeu(std::int64_t* p, Reg v) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v);
+  }
+  // vpmaskmovq: masked-off lanes neither fault nor write.
+  static GEMMKIT_INLINE Reg load_partial(const std::int64_t* p, int n) {
+    return _mm256_maskload_epi64(reinterpret_cast<const long long*>(p), mask(n));
+  }
+  static GEMMKIT_INLINE void store_partial(std::int64_t* p, Reg v, int n) {
+    _mm256_maskstore_epi64(reinterpret_cast<long long*>(p), mask(n), v);
+  }
+  // Low 64 bits of a * b: lo*lo + ((lo*hi + hi*lo) << 32); the hi*hi term
+  // lies entirely above bit 63.
+  static GEMMKIT_INLINE Reg mul(Reg a, Reg b) {
+    const __m256i lo = _mm256_mul_epu32(a, b);
+    const __m256i cross = _mm256_add_epi64(_mm256_mul_epu32(a, _mm256_srli_epi64(b, 32)),
+                                           _mm256_mul_epu32(_mm256_srli_epi64(a, 32), b));
+    return _mm256_add_epi64(lo, _mm256_slli_epi64(cross, 32));
+  }
+  static GEMMKIT_INLINE Reg add(Reg a, Reg b) { return _mm256_add_epi64(a, b); }
+  static GEMMKIT_INLINE Reg mul_add(Reg a, Reg b, Reg c) { return _mm256_add_epi64(mul(a, b), c); }
+  static GEMMKIT_INLINE Reg fnma(Reg a, Reg b, Reg c) { return _mm256_sub_epi64(c, mul(a, b)); }
+  // No vpmaxsq before AVX-512: signed compare and select.
+  static GEMMKIT_INLINE Reg max(Reg a, Reg b) {
+    return _mm256_blendv_epi8(b, a, _mm256_cmpgt_epi64(a, b));
+  }
+  static GEMMKIT_INLINE Reg min(Reg a, Reg b) {
+    return _mm256_blendv_epi8(b, a, _mm256_cmpgt_epi64(b, a));
+  }
+  static GEMMKIT_INLINE std::int64_t reduce_sum(Reg v) {
+    __m128i s = _mm_add_epi64(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    s = _mm_add_epi64(s, _mm_unpackhi_epi64(s, s));
+#if defined(__x86_64__) || defined(_M_X64)
+    return _mm_cvtsi128_si64(s);
+#else
+    // 32-bit x86 has no vmovq to a general register.
+    std::int64_t r;
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(&r), s);
+    return r;
+#endif
   }
 };
 

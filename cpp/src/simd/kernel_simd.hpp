@@ -51,6 +51,7 @@
 
 #include <cstdint>
 
+#include "../scalar/half.hpp"
 #include "gemmkit/types.hpp"
 #include "simd_ops.hpp"
 
@@ -161,6 +162,38 @@ struct RequantOut {
   }
 };
 
+// The exact integer families' narrow types (uint8_t, uint16_t, bool8, int32
+// accumulator, kernel/widen.hpp): N -> int32 for the packers (O = int32_t)
+// and int32 -> N at the store (O = N), through scalar::widen/narrow one lane
+// at a time on a kLanes buffer.  The loops are simple enough for the compiler
+// to vectorize, and neither side is in the depth loop.
+template <class Token, class N, class O>
+struct RingSeam {
+  using Ops = SimdOps<Token, std::int32_t>;
+  using Reg = typename Ops::Reg;
+  static constexpr int kLanes = Ops::kLanes;
+  static constexpr bool kRequantVector = false;
+
+  static GEMMKIT_INLINE Reg load_lhs(const N* p) {
+    std::int32_t tmp[kLanes];
+    for (int i = 0; i < kLanes; ++i) tmp[i] = scalar::widen<std::int32_t>(p[i]);
+    return Ops::loadu(tmp);
+  }
+  static GEMMKIT_INLINE Reg splat_rhs(N v) { return Ops::splat(scalar::widen<std::int32_t>(v)); }
+  static GEMMKIT_INLINE Reg load_out_partial(const O* p, int n) {
+    std::int32_t tmp[kLanes] = {};
+    for (int i = 0; i < n; ++i) tmp[i] = scalar::widen<std::int32_t>(p[i]);
+    return Ops::loadu(tmp);
+  }
+  static GEMMKIT_INLINE void store_out_partial(O* p, Reg v, int n) {
+    std::int32_t tmp[kLanes];
+    Ops::storeu(tmp, v);
+    for (int i = 0; i < n; ++i) p[i] = scalar::narrow<O>(tmp[i]);
+  }
+  static GEMMKIT_INLINE Reg load_out(const O* p) { return load_out_partial(p, kLanes); }
+  static GEMMKIT_INLINE void store_out(O* p, Reg v) { store_out_partial(p, v, kLanes); }
+};
+
 }  // namespace detail
 
 // Two explicit heads (not one generic over N): KernelSimd<Token, N, N, float,
@@ -178,5 +211,16 @@ struct KernelSimd<Token, std::int8_t, std::int8_t, std::int32_t, std::int8_t>
 template <class Token>
 struct KernelSimd<Token, std::int8_t, std::int8_t, std::int32_t, std::uint8_t>
     : detail::RequantOut<Token> {};
+
+#define GEMMKIT_RING_SEAMS(N)                                                   \
+  template <class Token>                                                        \
+  struct KernelSimd<Token, N, N, std::int32_t, std::int32_t>                    \
+      : detail::RingSeam<Token, N, std::int32_t> {};                            \
+  template <class Token>                                                        \
+  struct KernelSimd<Token, N, N, std::int32_t, N> : detail::RingSeam<Token, N, N> {};
+GEMMKIT_RING_SEAMS(std::uint8_t)
+GEMMKIT_RING_SEAMS(std::uint16_t)
+GEMMKIT_RING_SEAMS(bool8)
+#undef GEMMKIT_RING_SEAMS
 
 }  // namespace gemmkit::simd

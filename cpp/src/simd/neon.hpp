@@ -1,11 +1,11 @@
 // L0 simd: the Neon token (aarch64 Advanced SIMD, 128-bit vectors).  NEON is
 // mandatory on aarch64, so this token needs no runtime probe.
 //
-// Also here: SimdOps<Neon, int32_t> and the Neon KernelSimd seams: f16 by
-// the base AArch64 conversions fcvtl/fcvtn (round to nearest even under the
-// default FPCR, which gemmkit never changes; NaN rules as scalar/half.hpp),
-// bf16 by integer shifts and the bias trick, int8 by sign extension, and the
-// vector requant_store (f64x2 lanes, frintn).
+// Also here: SimdOps<Neon, int32_t>, SimdOps<Neon, int64_t> and the Neon
+// KernelSimd seams: f16 by the base AArch64 conversions fcvtl/fcvtn (round to
+// nearest even under the default FPCR, which gemmkit never changes; NaN rules
+// as scalar/half.hpp), bf16 by integer shifts and the bias trick, int8 by sign
+// extension, and the vector requant_store (f64x2 lanes, frintn).
 #pragma once
 
 #if defined(__aarch64__)
@@ -128,6 +128,55 @@ struct SimdOps<isa_neon::Neon, std::int32_t> {
   static GEMMKIT_INLINE Reg min(Reg a, Reg b) { return vminq_s32(a, b); }
   static GEMMKIT_INLINE std::int32_t reduce_sum(Reg v) {
     return std::int32_t(vaddvq_u32(u(v)));
+  }
+};
+
+// int64 lanes wrap modulo 2^64, on the unsigned view as for int32.  NEON has
+// no 64-bit vector multiply: mul is lo*lo + ((lo*hi + hi*lo) << 32), the
+// cross terms by one 32-bit vmul against the half-swapped operand.
+template <>
+struct SimdOps<isa_neon::Neon, std::int64_t> {
+  using Reg = int64x2_t;
+  static constexpr int kLanes = 2;
+  static constexpr bool kFusedMulAdd = false;
+
+  static GEMMKIT_INLINE uint64x2_t u(Reg v) { return vreinterpretq_u64_s64(v); }
+  static GEMMKIT_INLINE Reg s(uint64x2_t v) { return vreinterpretq_s64_u64(v); }
+  static GEMMKIT_INLINE Reg zero() { return vdupq_n_s64(0); }
+  static GEMMKIT_INLINE Reg splat(std::int64_t v) { return vdupq_n_s64(v); }
+  static GEMMKIT_INLINE Reg loadu(const std::int64_t* p) { return vld1q_s64(p); }
+  static GEMMKIT_INLINE void storeu(std::int64_t* p, Reg v) { vst1q_s64(p, v); }
+  // Lane by lane: a full 16-byte load could cross into an unmapped page.
+  static GEMMKIT_INLINE Reg load_partial(const std::int64_t* p, int n) {
+    std::int64_t tmp[2] = {0, 0};
+    for (int i = 0; i < n; ++i) tmp[i] = p[i];
+    return vld1q_s64(tmp);
+  }
+  static GEMMKIT_INLINE void store_partial(std::int64_t* p, Reg v, int n) {
+    std::int64_t tmp[2];
+    vst1q_s64(tmp, v);
+    for (int i = 0; i < n; ++i) p[i] = tmp[i];
+  }
+  static GEMMKIT_INLINE uint64x2_t mul_u(uint64x2_t a, uint64x2_t b) {
+    const uint32x4_t a32 = vreinterpretq_u32_u64(a);
+    // (alo*bhi, ahi*blo) per lane; their sum only matters mod 2^32.
+    const uint32x4_t cross = vmulq_u32(a32, vrev64q_u32(vreinterpretq_u32_u64(b)));
+    const uint64x2_t hi = vshlq_n_u64(vpaddlq_u32(cross), 32);
+    return vmlal_u32(hi, vmovn_u64(a), vmovn_u64(b));
+  }
+  static GEMMKIT_INLINE Reg mul(Reg a, Reg b) { return s(mul_u(u(a), u(b))); }
+  static GEMMKIT_INLINE Reg add(Reg a, Reg b) { return s(vaddq_u64(u(a), u(b))); }
+  static GEMMKIT_INLINE Reg mul_add(Reg a, Reg b, Reg c) {
+    return s(vaddq_u64(mul_u(u(a), u(b)), u(c)));
+  }
+  static GEMMKIT_INLINE Reg fnma(Reg a, Reg b, Reg c) {
+    return s(vsubq_u64(u(c), mul_u(u(a), u(b))));
+  }
+  // No vmaxq_s64: signed compare and select.
+  static GEMMKIT_INLINE Reg max(Reg a, Reg b) { return vbslq_s64(vcgtq_s64(a, b), a, b); }
+  static GEMMKIT_INLINE Reg min(Reg a, Reg b) { return vbslq_s64(vcltq_s64(a, b), a, b); }
+  static GEMMKIT_INLINE std::int64_t reduce_sum(Reg v) {
+    return std::int64_t(vaddvq_u64(u(v)));
   }
 };
 

@@ -4,12 +4,14 @@
 // tokens): the scalar TU is compiled with -ffp-contract=off so the compiler
 // cannot fuse them behind our back.
 //
-// Also here: SimdOps<Scalar, int32_t> (wrapping, like the vector tokens) and
-// the Scalar token's KernelSimd seams (f16, bf16, int8), which are the scalar
-// conversions of scalar/half.hpp applied to one lane.
+// Also here: SimdOps<Scalar, int32_t> and SimdOps<Scalar, int64_t> (wrapping,
+// like the vector tokens) and the Scalar token's KernelSimd seams (f16, bf16,
+// int8), which are the scalar conversions of scalar/half.hpp applied to one
+// lane.
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "../scalar/half.hpp"
 #include "../scalar/requant.hpp"
@@ -26,7 +28,9 @@ struct Scalar {
 
 namespace gemmkit::simd {
 
+// float and double (complex lanes: complex_ops.hpp, over this one).
 template <class T>
+  requires std::is_floating_point_v<T>
 struct SimdOps<isa_scalar::Scalar, T> {
   using Reg = T;
   static constexpr int kLanes = 1;
@@ -84,6 +88,40 @@ struct SimdOps<isa_scalar::Scalar, std::int32_t> {
   static GEMMKIT_INLINE Reg max(Reg a, Reg b) { return a > b ? a : b; }
   static GEMMKIT_INLINE Reg min(Reg a, Reg b) { return a < b ? a : b; }
   static GEMMKIT_INLINE std::int32_t reduce_sum(Reg v) { return v; }
+};
+
+// int64 lanes wrap modulo 2^64, likewise: the arithmetic runs in uint64_t.
+template <>
+struct SimdOps<isa_scalar::Scalar, std::int64_t> {
+  using Reg = std::int64_t;
+  static constexpr int kLanes = 1;
+  static constexpr bool kFusedMulAdd = false;
+
+  static GEMMKIT_INLINE Reg zero() { return 0; }
+  static GEMMKIT_INLINE Reg splat(std::int64_t v) { return v; }
+  static GEMMKIT_INLINE Reg loadu(const std::int64_t* p) { return *p; }
+  static GEMMKIT_INLINE void storeu(std::int64_t* p, Reg v) { *p = v; }
+  static GEMMKIT_INLINE Reg load_partial(const std::int64_t* p, int n) {
+    return n > 0 ? *p : 0;
+  }
+  static GEMMKIT_INLINE void store_partial(std::int64_t* p, Reg v, int n) {
+    if (n > 0) *p = v;
+  }
+  static GEMMKIT_INLINE Reg mul(Reg a, Reg b) {
+    return std::int64_t(std::uint64_t(a) * std::uint64_t(b));
+  }
+  static GEMMKIT_INLINE Reg add(Reg a, Reg b) {
+    return std::int64_t(std::uint64_t(a) + std::uint64_t(b));
+  }
+  static GEMMKIT_INLINE Reg mul_add(Reg a, Reg b, Reg c) {
+    return std::int64_t(std::uint64_t(a) * std::uint64_t(b) + std::uint64_t(c));
+  }
+  static GEMMKIT_INLINE Reg fnma(Reg a, Reg b, Reg c) {
+    return std::int64_t(std::uint64_t(c) - std::uint64_t(a) * std::uint64_t(b));
+  }
+  static GEMMKIT_INLINE Reg max(Reg a, Reg b) { return a > b ? a : b; }
+  static GEMMKIT_INLINE Reg min(Reg a, Reg b) { return a < b ? a : b; }
+  static GEMMKIT_INLINE std::int64_t reduce_sum(Reg v) { return v; }
 };
 
 // f16 / bf16 with an f32 accumulator: one lane through scalar/half.hpp.

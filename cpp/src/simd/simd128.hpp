@@ -13,12 +13,13 @@
 // Register budget: V8 on x64 gives wasm 15 xmm registers, so the microtiles
 // built on this token (f32 8x4, f64 4x4) keep at most 11 vectors live.
 //
-// Also here: SimdOps<Simd128, int32_t> and the Simd128 KernelSimd seams, all
-// without any conversion instruction wasm lacks: f16 and bf16 by vector
-// integer ops (plus one exact f32 multiply or add where noted), int8 by
-// sign extension, and the vector requant_store on f64x2 lanes
-// (f64x2.nearest).  wasm floating point is IEEE round-to-nearest-even with
-// subnormals, always: no FP environment to depend on.
+// Also here: SimdOps<Simd128, int32_t>, SimdOps<Simd128, int64_t> and the
+// Simd128 KernelSimd seams, all without any conversion instruction wasm
+// lacks: f16 and bf16 by vector integer ops (plus one exact f32 multiply or
+// add where noted), int8 by sign extension, and the vector requant_store on
+// f64x2 lanes (f64x2.nearest).  wasm floating point is IEEE
+// round-to-nearest-even with subnormals, always: no FP environment to depend
+// on.
 #pragma once
 
 #if defined(__wasm_simd128__)
@@ -216,6 +217,52 @@ struct SimdOps<isa_simd128::Simd128, std::int32_t> {
   static GEMMKIT_INLINE std::int32_t reduce_sum(Reg v) {
     const Reg s = wasm_i32x4_add(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
     return wasm_i32x4_extract_lane(wasm_i32x4_add(s, wasm_i32x4_shuffle(s, s, 1, 0, 3, 2)), 0);
+  }
+};
+
+// int64 lanes wrap modulo 2^64 (i64x2.add / i64x2.mul keep the low 64 bits).
+template <>
+struct SimdOps<isa_simd128::Simd128, std::int64_t> {
+  using Reg = v128_t;
+  static constexpr int kLanes = 2;
+  static constexpr bool kFusedMulAdd = false;
+
+  static GEMMKIT_INLINE Reg zero() { return wasm_i64x2_const_splat(0); }
+  static GEMMKIT_INLINE Reg splat(std::int64_t v) { return wasm_i64x2_splat(v); }
+  static GEMMKIT_INLINE Reg loadu(const std::int64_t* p) { return wasm_v128_load(p); }
+  static GEMMKIT_INLINE void storeu(std::int64_t* p, Reg v) { wasm_v128_store(p, v); }
+  // Lane by lane, as for f64: never past the end of the linear memory.
+  static GEMMKIT_INLINE Reg load_partial(const std::int64_t* p, int n) {
+    if (n <= 0) return zero();
+    if (n == 1) return wasm_v128_load64_zero(p);
+    return wasm_v128_load(p);
+  }
+  static GEMMKIT_INLINE void store_partial(std::int64_t* p, Reg v, int n) {
+    if (n <= 0) return;
+    if (n == 1) {
+      wasm_v128_store64_lane(p, v, 0);
+      return;
+    }
+    wasm_v128_store(p, v);
+  }
+  static GEMMKIT_INLINE Reg mul(Reg a, Reg b) { return wasm_i64x2_mul(a, b); }
+  static GEMMKIT_INLINE Reg add(Reg a, Reg b) { return wasm_i64x2_add(a, b); }
+  static GEMMKIT_INLINE Reg mul_add(Reg a, Reg b, Reg c) {
+    return wasm_i64x2_add(wasm_i64x2_mul(a, b), c);
+  }
+  static GEMMKIT_INLINE Reg fnma(Reg a, Reg b, Reg c) {
+    return wasm_i64x2_sub(c, wasm_i64x2_mul(a, b));
+  }
+  // No i64x2.max / i64x2.min in wasm SIMD: signed compare and select.
+  static GEMMKIT_INLINE Reg max(Reg a, Reg b) {
+    return wasm_v128_bitselect(a, b, wasm_i64x2_gt(a, b));
+  }
+  static GEMMKIT_INLINE Reg min(Reg a, Reg b) {
+    return wasm_v128_bitselect(a, b, wasm_i64x2_lt(a, b));
+  }
+  // The vector add wraps; a scalar int64 + could overflow (undefined).
+  static GEMMKIT_INLINE std::int64_t reduce_sum(Reg v) {
+    return wasm_i64x2_extract_lane(wasm_i64x2_add(v, wasm_i64x2_shuffle(v, v, 1, 0)), 0);
   }
 };
 

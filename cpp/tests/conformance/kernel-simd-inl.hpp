@@ -1,6 +1,7 @@
-// L0 conformance test body for the mixed-precision and int8 vocabulary:
-// SimdOps<Token, int32_t> and every KernelSimd seam of a token, against the
-// scalar references of cpp/src/scalar/ (half.hpp, requant.hpp), bit for bit.
+// L0 conformance test body for the mixed-precision and integer vocabulary:
+// SimdOps<Token, int32_t>, SimdOps<Token, int64_t> and every KernelSimd seam
+// of a token, against the scalar references of cpp/src/scalar/ (half.hpp,
+// requant.hpp) and wrapping unsigned models, bit for bit.
 //
 // Included by each cpp/tests/conformance/<isa>.cpp (native, under that ISA's
 // flags) and by tests/wasm/simd128_conformance.cpp (wasm32, -msimd128).  As
@@ -15,6 +16,14 @@
 //                   linear memory); add, mul, mul_add, fnma wrap modulo 2^32
 //                   (INT32_MIN/MAX products and sums included); max, min;
 //                   reduce_sum wraps; kFusedMulAdd is false
+//   int64 SimdOps   the same, for 64-bit lanes against a uint64_t model:
+//                   zero/splat/loadu/storeu exact (sentinels, misaligned);
+//                   load_partial/store_partial for every n in [0, kLanes]
+//                   touch only [0, n) (sentinels and the guard); add, mul,
+//                   mul_add, fnma wrap modulo 2^64 (INT64_MIN/MAX products
+//                   and sums, 32-bit halves that carry, random 64-bit
+//                   values); max, min signed (operands equal in one 32-bit
+//                   half included); reduce_sum wraps; kFusedMulAdd is false
 //   f16 / bf16      widening: all 65536 bit patterns through load_lhs,
 //                   load_out and splat_rhs equal scalar::to_float bit for
 //                   bit (NaN payloads included);
@@ -82,12 +91,13 @@ class KernelSimdConformance {
   int run(bool want_requant_vector) {
     int before = failures;
     int32_ops();
+    int64_ops();
     narrow_seam<float16>("f16");
     narrow_seam<bfloat16>("bf16");
     f32_twin<float16>("f16->f32");
     f32_twin<bfloat16>("bf16->f32");
     int8_seam(want_requant_vector);
-    printf("  %s/mixed: int32 ops, f16, bf16, f32 twins, int8, requant (vector=%d): "
+    printf("  %s/mixed: int32 ops, int64 ops, f16, bf16, f32 twins, int8, requant (vector=%d): "
            "%ld checks, %d failures\n",
            Token::kName, want_requant_vector ? 1 : 0, checks, failures - before);
     return failures - before;
@@ -143,6 +153,7 @@ class KernelSimdConformance {
 
   using F32Ops = simd::SimdOps<Token, float>;
   using I32Ops = simd::SimdOps<Token, int32_t>;
+  using I64Ops = simd::SimdOps<Token, int64_t>;
 
   uint64_t state_ = 0x243f6a8885a308d3ull;
 
@@ -187,6 +198,9 @@ class KernelSimdConformance {
   }
   static uint32_t bits(float f) { return scalar::float_bits(f); }
   static unsigned long long u32(int32_t v) { return uint32_t(v); }
+  static unsigned long long u64(int64_t v) { return uint64_t(v); }
+  // next() has 47 random bits; two of them cover all 64.
+  uint64_t next64() { return (next() << 32) ^ next(); }
 
   // Register lanes, through the already-checked storeu.
   template <class Reg>
@@ -326,6 +340,184 @@ class KernelSimdConformance {
       expect_eq(u32(out[L - 1]), 0, "i32 65536 * 65536", L - 1);
       Ops::storeu(out, Ops::mul_add(Ops::splat(INT32_MIN), Ops::splat(-1), Ops::splat(0)));
       expect_eq(u32(out[0]), 0x80000000u, "i32 INT32_MIN * -1", 0);
+    }
+  }
+
+  // ------------------------------------------------------------------
+  // SimdOps<Token, int64_t>
+  // ------------------------------------------------------------------
+
+  static int64_t wrap_add64(int64_t a, int64_t b) { return int64_t(uint64_t(a) + uint64_t(b)); }
+  static int64_t wrap_mul64(int64_t a, int64_t b) { return int64_t(uint64_t(a) * uint64_t(b)); }
+  static int64_t wrap_sub64(int64_t a, int64_t b) { return int64_t(uint64_t(a) - uint64_t(b)); }
+
+  int64_t special_i64(uint64_t which) {
+    switch (which % 16) {
+      case 0: return INT64_MIN;
+      case 1: return INT64_MAX;
+      case 2: return -1;
+      case 3: return 0;
+      case 4: return 1;
+      case 5: return int64_t(1) << 32;
+      case 6: return -(int64_t(1) << 32);
+      case 7: return 0xffffffffll;  // lo*lo must be unsigned
+      case 8: return 3037000500ll;  // 3037000500^2 > INT64_MAX
+      case 9: return INT64_MIN + 1;
+      case 10: return INT32_MIN;
+      case 11: return INT32_MAX;
+      case 12: return 0x100000001ll;
+      case 13: return int64_t(0x80000000ffffffffull);
+      case 14: return -128;
+      default: return 0x7fffffff80000000ll;
+    }
+  }
+
+  void int64_ops() {
+    if constexpr (!HasSimdOps<Token, int64_t>::value) {
+      fail("no SimdOps<Token, int64_t>", 0, 0, 1);
+    } else {
+      using Ops = I64Ops;
+      constexpr int L = Ops::kLanes;
+      constexpr int kBuf = L + 17;
+      static_assert(!Ops::kFusedMulAdd, "integer mul_add has no rounding to fuse");
+      static_assert(sizeof(typename Ops::Reg) == sizeof(int64_t) * L, "one register of int64");
+      const int64_t sentinel = int64_t(0xA5A5A5A5A5A5A5A5ull);
+      int64_t a[kBuf], b[kBuf], c[kBuf], out[kBuf];
+
+      Ops::storeu(out, Ops::zero());
+      for (int i = 0; i < L; ++i) expect_eq(u64(out[i]), 0, "i64 zero", i);
+      static const int64_t kSplats[] = {INT64_MIN, INT64_MAX, -1, 0, 0x0123456789abcdefll,
+                                        0xffffffffll};
+      for (int64_t v : kSplats) {
+        Ops::storeu(out, Ops::splat(v));
+        for (int i = 0; i < L; ++i) expect_eq(u64(out[i]), u64(v), "i64 splat", i);
+      }
+      // loadu/storeu misaligned by 1..3 elements, sentinels around.
+      for (int i = 0; i < kBuf; ++i) a[i] = int64_t(next64());
+      for (int off = 0; off < 3; ++off) {
+        for (int i = 0; i < kBuf; ++i) out[i] = sentinel;
+        Ops::storeu(out + 8 + off, Ops::loadu(a + 1 + off));
+        for (int i = 0; i < kBuf; ++i) {
+          const int lane = i - 8 - off;
+          const bool inside = lane >= 0 && lane < L;
+          expect_eq(u64(out[i]), u64(inside ? a[1 + off + lane] : sentinel),
+                    inside ? "i64 loadu/storeu" : "i64 storeu past kLanes", lane);
+        }
+      }
+      // Partials with sentinels, every n in [0, kLanes].
+      for (int n = 0; n <= L; ++n) {
+        for (int i = 0; i < kBuf; ++i) b[i] = i < 1 + n ? a[i] : sentinel;
+        Ops::storeu(out, Ops::load_partial(b + 1, n));
+        for (int i = 0; i < L; ++i) {
+          expect_eq(u64(out[i]), u64(i < n ? b[1 + i] : 0), "i64 load_partial", n * 100 + i);
+        }
+        for (int i = 0; i < kBuf; ++i) out[i] = sentinel;
+        Ops::store_partial(out + 8, Ops::loadu(a), n);
+        for (int i = 0; i < kBuf; ++i) {
+          const int lane = i - 8;
+          const bool written = lane >= 0 && lane < n;
+          expect_eq(u64(out[i]), u64(written ? a[lane] : sentinel),
+                    written ? "i64 store_partial" : "i64 store_partial past n", n * 100 + lane);
+        }
+      }
+      // Partials at a guard.
+      GuardEnd<Token> guard;
+      if (!guard.ok()) {
+        fail("could not map a guard page", 0, 0, 1);
+      } else {
+        for (int n = 0; n <= L; ++n) {
+          int64_t* p = reinterpret_cast<int64_t*>(guard.end()) - n;
+          for (int i = 0; i < n; ++i) p[i] = a[i];
+          Ops::storeu(out, Ops::load_partial(p, n));
+          for (int i = 0; i < L; ++i) {
+            expect_eq(u64(out[i]), u64(i < n ? a[i] : 0), "i64 load_partial at guard", n);
+          }
+          for (int i = 0; i < n; ++i) p[i] = 0;
+          Ops::store_partial(p, Ops::loadu(a + 1), n);
+          for (int i = 0; i < n; ++i) {
+            expect_eq(u64(p[i]), u64(a[1 + i]), "i64 store_partial at guard", n);
+          }
+        }
+      }
+      // Arithmetic, wrapping, against the uint64_t model.
+      for (int round = 0; round < 600; ++round) {
+        for (int i = 0; i < L; ++i) {
+          uint64_t r = next();
+          a[i] = (r & 1) ? special_i64(r >> 3) : int64_t(next64());
+          b[i] = (r & 2) ? special_i64(r >> 9) : int64_t(next64());
+          c[i] = (r & 4) ? special_i64(r >> 15) : int64_t(next64());
+          switch (round % 6) {
+            case 0:  // small values: 8-bit products
+              a[i] = int64_t(int8_t(a[i]));
+              b[i] = int64_t(int8_t(b[i]));
+              break;
+            case 1:  // sign-extended 32-bit values: the high halves are 0 or ~0
+              a[i] = int64_t(int32_t(uint32_t(a[i])));
+              b[i] = int64_t(int32_t(uint32_t(b[i])));
+              break;
+            case 2:  // unsigned 32-bit values: lo*lo alone, up to 2^64 - 2^33 + 1
+              a[i] = int64_t(uint32_t(a[i]));
+              b[i] = int64_t(uint32_t(b[i]));
+              break;
+            case 3:  // equal high halves: max/min must compare the low ones too
+              b[i] = int64_t(uint64_t(a[i]) ^ (next() & 0xffffffffu));
+              break;
+            case 4:  // equal low halves, and sometimes equal operands
+              b[i] = (r & 8) ? a[i]
+                             : int64_t((uint64_t(a[i]) & 0xffffffffu) ^ (next64() << 32));
+              break;
+            default:
+              break;
+          }
+        }
+        const auto va = Ops::loadu(a), vb = Ops::loadu(b), vc = Ops::loadu(c);
+        Ops::storeu(out, Ops::add(va, vb));
+        for (int i = 0; i < L; ++i) expect_eq(u64(out[i]), u64(wrap_add64(a[i], b[i])), "i64 add", i);
+        Ops::storeu(out, Ops::mul(va, vb));
+        for (int i = 0; i < L; ++i) expect_eq(u64(out[i]), u64(wrap_mul64(a[i], b[i])), "i64 mul", i);
+        Ops::storeu(out, Ops::mul_add(va, vb, vc));
+        for (int i = 0; i < L; ++i) {
+          expect_eq(u64(out[i]), u64(wrap_add64(wrap_mul64(a[i], b[i]), c[i])), "i64 mul_add", i);
+        }
+        Ops::storeu(out, Ops::fnma(va, vb, vc));
+        for (int i = 0; i < L; ++i) {
+          expect_eq(u64(out[i]), u64(wrap_sub64(c[i], wrap_mul64(a[i], b[i]))), "i64 fnma", i);
+        }
+        Ops::storeu(out, Ops::max(va, vb));
+        for (int i = 0; i < L; ++i) expect_eq(u64(out[i]), u64(a[i] > b[i] ? a[i] : b[i]), "i64 max", i);
+        Ops::storeu(out, Ops::min(va, vb));
+        for (int i = 0; i < L; ++i) expect_eq(u64(out[i]), u64(a[i] < b[i] ? a[i] : b[i]), "i64 min", i);
+        int64_t sum = 0;
+        for (int i = 0; i < L; ++i) sum = wrap_add64(sum, a[i]);
+        expect_eq(u64(Ops::reduce_sum(va)), u64(sum), "i64 reduce_sum", round);
+      }
+      // Known wrap-arounds, independent of the wrap_* helpers.
+      expect_eq(u64(Ops::reduce_sum(Ops::splat(INT64_MAX))),
+                uint64_t(L) * 0x7fffffffffffffffull, "i64 reduce_sum of INT64_MAX lanes", L);
+      expect_eq(u64(Ops::reduce_sum(Ops::splat(INT64_MIN))), L % 2 == 0 ? 0 : 0x8000000000000000ull,
+                "i64 reduce_sum of INT64_MIN lanes", L);
+      Ops::storeu(out, Ops::add(Ops::splat(INT64_MAX), Ops::splat(1)));
+      expect_eq(u64(out[0]), 0x8000000000000000ull, "i64 INT64_MAX + 1", 0);
+      Ops::storeu(out, Ops::add(Ops::splat(INT64_MIN), Ops::splat(-1)));
+      expect_eq(u64(out[L - 1]), 0x7fffffffffffffffull, "i64 INT64_MIN - 1", L - 1);
+      Ops::storeu(out, Ops::mul(Ops::splat(int64_t(1) << 32), Ops::splat(int64_t(1) << 32)));
+      expect_eq(u64(out[L - 1]), 0, "i64 2^32 * 2^32", L - 1);
+      Ops::storeu(out, Ops::mul(Ops::splat(0xffffffffll), Ops::splat(0xffffffffll)));
+      expect_eq(u64(out[0]), 0xfffffffe00000001ull, "i64 (2^32 - 1)^2", 0);
+      Ops::storeu(out, Ops::mul(Ops::splat(INT64_MAX), Ops::splat(INT64_MAX)));
+      expect_eq(u64(out[0]), 1, "i64 INT64_MAX * INT64_MAX", 0);
+      Ops::storeu(out, Ops::mul(Ops::splat(INT64_MIN), Ops::splat(INT64_MIN)));
+      expect_eq(u64(out[L - 1]), 0, "i64 INT64_MIN * INT64_MIN", L - 1);
+      Ops::storeu(out, Ops::mul(Ops::splat(-1), Ops::splat(-1)));
+      expect_eq(u64(out[0]), 1, "i64 -1 * -1", 0);
+      Ops::storeu(out, Ops::mul_add(Ops::splat(INT64_MIN), Ops::splat(-1), Ops::splat(0)));
+      expect_eq(u64(out[0]), 0x8000000000000000ull, "i64 INT64_MIN * -1", 0);
+      Ops::storeu(out, Ops::fnma(Ops::splat(INT64_MAX), Ops::splat(-1), Ops::splat(1)));
+      expect_eq(u64(out[L - 1]), 0x8000000000000000ull, "i64 1 - INT64_MAX * -1", L - 1);
+      Ops::storeu(out, Ops::max(Ops::splat(INT64_MIN), Ops::splat(INT64_MAX)));
+      expect_eq(u64(out[0]), 0x7fffffffffffffffull, "i64 max(INT64_MIN, INT64_MAX)", 0);
+      Ops::storeu(out, Ops::min(Ops::splat(-1), Ops::splat(0xffffffffll)));
+      expect_eq(u64(out[0]), ~0ull, "i64 min(-1, 2^32 - 1)", 0);
     }
   }
 

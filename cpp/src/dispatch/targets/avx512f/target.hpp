@@ -8,4 +8,10 @@ namespace gemmkit::isa_avx512f {
 constexpr int kMrReg = 2;
 constexpr int kNr = 12;
 constexpr int kSkinnyNr = 8;  // 0: no narrower tile
+// Complex tiles (kernel/complex.hpp) hold two accumulators per register of
+// rows; int64 tiles leave room for the multiply's temporaries.
+constexpr int kComplexMrReg = 2;
+constexpr int kComplexNr = 6;
+constexpr int kInt64MrReg = 2;
+constexpr int kInt64Nr = 8;
 }  // namespace gemmkit::isa_avx512f

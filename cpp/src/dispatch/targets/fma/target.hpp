@@ -8,4 +8,10 @@ namespace gemmkit::isa_fma {
 constexpr int kMrReg = 2;
 constexpr int kNr = 6;
 constexpr int kSkinnyNr = 4;  // 0: no narrower tile
+// Complex tiles (kernel/complex.hpp) hold two accumulators per register of
+// rows; int64 tiles leave room for the multiply's temporaries.
+constexpr int kComplexMrReg = 1;
+constexpr int kComplexNr = 5;
+constexpr int kInt64MrReg = 2;
+constexpr int kInt64Nr = 4;
 }  // namespace gemmkit::isa_fma

@@ -24,4 +24,14 @@ constexpr int kMrReg = 4;
 #endif
 constexpr int kNr = 4;
 constexpr int kSkinnyNr = 0;  // no narrower tile
+// Complex tiles (kernel/complex.hpp): 4 x 4 complex64 is 8 accumulators +
+// 2 A + 2 B, the f32 budget; int64 as f64.
+#if defined(__wasm_simd128__)
+constexpr int kComplexMrReg = 1;
+#else
+constexpr int kComplexMrReg = 4;
+#endif
+constexpr int kComplexNr = 4;
+constexpr int kInt64MrReg = kMrReg;
+constexpr int kInt64Nr = 4;
 }  // namespace gemmkit::isa_simd128
