@@ -60,6 +60,28 @@ static void narrow_types(void) {
         "gemm float16 twin, strided B, beta = 1 in place");
 }
 
+/* complex64 through the operand door: complex alpha, conj(a). */
+static void complex_products(void) {
+  const float a[4] = {1, 2, 3, -1};  /* [1+2i, 3-i] (1 x 2) */
+  const float b[4] = {2, 0, 0, 1};   /* [2, i]^T   (2 x 1) */
+  float c[2] = {0, 0};
+  const gemmkit_operand va = {(void*)a, GEMMKIT_C64, GEMMKIT_OPERAND_READONLY, 1, 1, 2, 0, 2, 1};
+  const gemmkit_operand vb = {(void*)b, GEMMKIT_C64, GEMMKIT_OPERAND_READONLY, 1, 2, 1, 0, 1, 1};
+  const gemmkit_operand vc = {c, GEMMKIT_C64, 0, 1, 1, 1, 0, 1, 1};
+  const double alpha[2] = {0, 1}, beta[2] = {0, 0};
+  /* conj(a) b = (1-2i)2 + (3+i)i = 1 - i; times i: 1 + i. */
+  int st = gemmkit_gemm_batched_ex(alpha, &va, &vb, NULL, beta, NULL, &vc, NULL,
+                                   GEMMKIT_CONJ_A);
+  check(st == GEMMKIT_OK && c[0] == 1.0f && c[1] == 1.0f,
+        "gemm complex64 with alpha = i and conj(a)");
+  const double real_alpha[2] = {1, 0.5};
+  const gemmkit_operand vf = {c, GEMMKIT_F32, 0, 1, 1, 1, 0, 1, 1};
+  const gemmkit_operand fa = {(void*)a, GEMMKIT_F32, GEMMKIT_OPERAND_READONLY, 1, 1, 1, 0, 1, 1};
+  st = gemmkit_gemm_batched_ex(real_alpha, &fa, &fa, NULL, beta, NULL, &vf, NULL, 0);
+  check(st == GEMMKIT_ERROR_VALUE && strstr(gemmkit_last_error(), "imaginary"),
+        "a complex alpha for a float32 product is refused");
+}
+
 static void int8_products(void) {
   const signed char a[6] = {1, -2, 3, -4, 5, -6};
   const signed char b[6] = {7, -8, 9, 10, -11, 12};
@@ -95,9 +117,13 @@ static void int8_products(void) {
                     3e9, sink, 2, 1, sink, 2, 1);
   check(st == GEMMKIT_ERROR_VALUE && strstr(gemmkit_last_error(), "beta"),
         "int8 beta = 3e9 is refused");
-  st = gemmkit_gemm(GEMMKIT_I8, GEMMKIT_I8, 2, 2, 3, 1.0, a, 3, 1, b, 2, 1, 0.0,
-                    NULL, 0, 0, sink, 2, 1);
-  check(st == GEMMKIT_ERROR_DTYPE, "int8 -> int8 without requant is refused");
+  /* int8 -> int8 is numpy's matmul: the sums wrap modulo 2^8 (2 * 83 = 166
+   * is -90). */
+  signed char c8[4] = {0};
+  st = gemmkit_gemm(GEMMKIT_I8, GEMMKIT_I8, 2, 2, 3, 2.0, a, 3, 1, b, 2, 1, 0.0,
+                    NULL, 0, 0, c8, 2, 1);
+  check(st == GEMMKIT_OK && c8[0] == -88 && c8[1] == 16 && c8[2] == -90 && c8[3] == 20,
+        "gemm int8 -> int8 wraps modulo 2^8");
   st = gemmkit_gemm(GEMMKIT_F32, GEMMKIT_F16, 2, 2, 3, 1.0, a, 3, 1, b, 2, 1,
                     0.0, NULL, 0, 0, sink, 2, 1);
   check(st == GEMMKIT_ERROR_DTYPE && strstr(gemmkit_last_error(), "pair"),
@@ -247,6 +273,7 @@ int main(void) {
 
   narrow_types();
   int8_products();
+  complex_products();
   requant();
   prepacked();
 

@@ -415,7 +415,9 @@ _RESOLVED: dict = {}
 
 
 def _resolve(da, db, dout, dtype, casting):
-    key = (da, db, dout, dtype, casting)
+    # The type chars too: longlong and long are equal dtypes (one hash) but
+    # numpy keeps each one's scalar type.
+    key = (da, da.char, db, db.char, dout, None if dout is None else dout.char, dtype, casting)
     got = _RESOLVED.get(key)
     if got is None:
         kw = {} if dtype is None else {"signature": (None, None, _np.dtype(dtype))}
@@ -484,8 +486,13 @@ def _matmul_axes(a, b, out, casting, dtype, axes):
     entry is a pair of axes, or one axis for a 1-D operand (a vector)."""
     if _np is None:
         raise DTypeError("gemmkit: matmul with axes= needs numpy")
+    def entry(x):  # numpy takes a bare axis for a vector's entry
+        if isinstance(x, (int, _np.integer)) and not isinstance(x, bool):
+            return (int(x),)
+        return tuple(int(v) for v in x)
+
     try:
-        entries = [tuple(int(v) for v in x) for x in axes]
+        entries = [entry(x) for x in axes]
     except TypeError:
         entries = []
     if len(entries) != 3 or any(len(e) not in (1, 2) for e in entries):
@@ -499,6 +506,8 @@ def _matmul_axes(a, b, out, casting, dtype, axes):
     def core_last(x, entry, name):
         if len(entry) == 1 and x.ndim == 1:
             return x
+        if len(entry) == 1 and name == "out" and x.ndim > 1:  # a vector result's axis
+            return _np.moveaxis(x, entry[0], -1)
         if len(entry) == 2 and x.ndim >= 2:
             return _np.moveaxis(x, entry, (-2, -1))
         raise ShapeError(
@@ -514,6 +523,8 @@ def _matmul_axes(a, b, out, casting, dtype, axes):
     result = matmul(*moved, casting=casting, dtype=dtype)
     if len(entries[2]) == 2 and _np.ndim(result) >= 2:
         return _np.moveaxis(result, (-2, -1), entries[2])
+    if len(entries[2]) == 1 and _np.ndim(result) >= 2:
+        return _np.moveaxis(result, -1, entries[2][0])
     return result
 
 

@@ -61,10 +61,11 @@ picks its matmul up. The mechanisms:
   numpy/lib/tests/test_function_base.py
     TestVectorize.test_subclasses (``np.vectorize(np.matmul)``)  [np]
 
-Outcomes. gemmkit computes float32, float64, float16, bfloat16 and int8
-only. A test that fails because gemmkit raised gemmkit.DTypeError naming a
-dtype gemmkit does not compute but numpy does (bool, int64, complex128,
-object, ...) is reported as xfailed with that dtype in the reason; every other
+Outcomes. gemmkit computes every numeric dtype (and hands object,
+longdouble and clongdouble products to numpy.matmul, as documented), so
+every test is expected to pass. A test that fails because gemmkit raised
+gemmkit.DTypeError naming a dtype gemmkit does not compute but numpy does
+would be reported as xfailed with that dtype in the reason; every other
 outcome stands as it is (pass or fail). The xfail is imperative, given only
 once the test has failed that way, so it can never pass unnoticed (what
 xfail_strict guards against); xfail_strict still governs numpy's own xfail
@@ -151,7 +152,10 @@ umt = tu.umt  # numpy._core._umath_tests, as test_ufunc imported it
 
 # ------------------------------------------------------------- gemmkit in place
 
-_SUPPORTED = frozenset(np.dtype(n) for n in ("float32", "float64", "float16", "int8"))
+# What gemmkit answers: its own kernels' dtypes and the ones it documents as
+# numpy's (object, longdouble, clongdouble).
+_SUPPORTED = frozenset([np.dtype(n) for n in gemmkit._dtypes.PAIRS if n != "bfloat16"] +
+                       [np.dtype(c) for c in "OgG"])
 
 
 def _computed_by_gemmkit(dt) -> bool:

@@ -158,6 +158,18 @@ constexpr const char* dtype_word() {
   else return "complex128";
 }
 
+// x * y; complex by the textbook formula, as the kernels (and numpy's own
+// loops) compute it, not C's Annex G operator with its inf/NaN recovery.
+template <class A>
+A times(A x, A y) {
+  if constexpr (is_complex_v<A>) {
+    return A(x.real() * y.real() - x.imag() * y.imag(),
+             x.real() * y.imag() + x.imag() * y.real());
+  } else {
+    return x * y;
+  }
+}
+
 // out <- act(beta * c_in + bias) (or the requant map of bias alone) for
 // k == 0 or alpha == 0: A and B are never read.
 template <class L, class A, class O>
@@ -184,7 +196,7 @@ void scale_only(const GemmTask<L, A, O>& t) {
         *dst = scalar::narrow<O>(activate_scalar(A(u), e));
       } else {
         A v = t.beta == A(0) ? A(0)
-                             : t.beta * scalar::widen<A>(t.c_in[i * t.rs_ci + j * t.cs_ci]);
+                             : times(t.beta, scalar::widen<A>(t.c_in[i * t.rs_ci + j * t.cs_ci]));
         const Epilogue<A>& e = t.epi;
         if (e.bias_kind == BiasKind::kPerRow) v += e.bias[i * e.bias_stride];
         if (e.bias_kind == BiasKind::kPerCol) v += e.bias[j * e.bias_stride];
