@@ -530,6 +530,376 @@ void check_epilogue_errors() {
   }
 }
 
+// ---- The operand door: the other numpy dtypes -----------------------------
+// Every integer pair, bool and complex product through
+// gemmkit_gemm_batched_ex, the door the Python API takes for them.
+
+// Full 64-bit hash (splitmix64): the integer families need every bit
+// pattern, not just small values.
+std::uint64_t mix64(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+// Full-range values, with the extremes (MIN, MAX, all ones, 0, 1) common
+// enough that every tile meets them.
+template <class T>
+T ring_value(std::size_t i, unsigned salt) {
+  using U = std::make_unsigned_t<T>;
+  const std::uint64_t h = mix64(std::uint64_t(i) * 0x100000001b3ull + salt);
+  switch (h % 13) {
+    case 0: return std::numeric_limits<T>::min();
+    case 1: return std::numeric_limits<T>::max();
+    case 2: return T(U(~U(0)));
+    case 3: return T(0);
+    case 4: return T(1);
+    default: return T(U(h >> 7));
+  }
+}
+
+// The value mod 2^64 (sign-extended for signed types: what int8 -> int32
+// multiplies; for in == out the extension cannot change the low bits).
+template <class T>
+std::uint64_t widen(T v) {
+  if constexpr (std::is_signed_v<T>) return std::uint64_t(std::int64_t(v));
+  else return std::uint64_t(v);
+}
+
+// Where element (0, 0) of one matrix of a slot lies, and its strides:
+// 0 row-major, 1 column-major, 2 reversed in both axes (negative strides).
+struct Layout {
+  long off;
+  std::ptrdiff_t rs, cs;
+};
+Layout layout_of(long rows, long cols, int layout) {
+  if (layout == 1) return {0, 1, rows};
+  if (layout == 2) return {rows * cols - 1, -cols, -1};
+  return {0, cols, 1};
+}
+
+gemmkit_operand operand_of(void* base, int dtype, int flags, long batch, long slot, long rows,
+                           long cols, const Layout& l, std::size_t elem) {
+  return {static_cast<char*>(base) + std::size_t(l.off) * elem, dtype, flags, std::size_t(batch),
+          std::size_t(rows), std::size_t(cols), batch > 1 ? slot : 0, l.rs, l.cs};
+}
+
+// alpha, beta of the ring checks: 1, 0 (the plain product) and small
+// negative ones (reduced modulo the ring).
+const double kRingScalars[3][2] = {{1, 0}, {-3, 2}, {7, -1}};
+
+// out = alpha A B + beta C mod 2^bits, bit for bit; against a naive sum in
+// uint64_t (wrapping is well defined there, and reduction mod 2^bits
+// commutes with + and *).  c_mode: 0 no C, 1 its own buffer, 2 out itself.
+template <class In, class Out>
+void check_ring(int in_code, int out_code, long m, long n, long k, int layout, int abi,
+                int c_mode, long batch) {
+  const long sa = m * k + 3, sb = k * n + 1, so = m * n + 2;  // slots, with gaps
+  std::vector<In> a(std::size_t(sa * batch)), b(std::size_t(sb * batch));
+  std::vector<Out> c(std::size_t(so * batch)), o(std::size_t(so * batch));
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = ring_value<In>(i, 31);
+  for (std::size_t i = 0; i < b.size(); ++i) b[i] = ring_value<In>(i, 32);
+  for (std::size_t i = 0; i < c.size(); ++i) c[i] = ring_value<Out>(i, 33);
+  for (std::size_t i = 0; i < o.size(); ++i) o[i] = ring_value<Out>(i, 34);
+  const std::vector<Out> c0 = c_mode == 2 ? o : c, o0 = o;
+  // A and B take the layout; C and out row-major under the reversed A/B,
+  // reversed under the row-major ones, so every pairing occurs.
+  const Layout la = layout_of(m, k, layout), lb = layout_of(k, n, layout);
+  const Layout lo = layout_of(m, n, layout == 1 ? 1 : 2 - layout);
+  const gemmkit_operand va = operand_of(a.data(), in_code, GEMMKIT_OPERAND_READONLY, batch, sa,
+                                        m, k, la, sizeof(In));
+  const gemmkit_operand vb = operand_of(b.data(), in_code, GEMMKIT_OPERAND_READONLY, batch, sb,
+                                        k, n, lb, sizeof(In));
+  const gemmkit_operand vc = operand_of(c_mode == 2 ? o.data() : c.data(), out_code, 0, batch,
+                                        so, m, n, lo, sizeof(Out));
+  const gemmkit_operand vo = operand_of(o.data(), out_code, 0, batch, so, m, n, lo, sizeof(Out));
+  const double* ab = kRingScalars[abi];
+  const double alpha[2] = {ab[0], 0}, beta[2] = {c_mode ? ab[1] : 0.0, 0};
+  const int st = gemmkit_gemm_batched_ex(alpha, &va, &vb, nullptr, beta, c_mode ? &vc : nullptr,
+                                         &vo, nullptr, 0);
+  const std::uint64_t ua = std::uint64_t(std::int64_t(alpha[0]));
+  const std::uint64_t ub = std::uint64_t(std::int64_t(beta[0]));
+  constexpr int kBits = int(sizeof(Out)) * 8;
+  constexpr std::uint64_t kMask = kBits == 64 ? ~0ull : (1ull << (kBits % 64)) - 1;
+  long bad = st == GEMMKIT_OK ? 0 : 1, bi = 0, bj = 0, bq = 0;
+  std::uint64_t bgot = 0, bwant = 0;
+  for (long q = 0; q < batch; ++q) {
+    for (long i = 0; i < m; ++i) {
+      for (long j = 0; j < n; ++j) {
+        std::uint64_t acc = 0;
+        for (long p = 0; p < k; ++p)
+          acc += widen(a[std::size_t(q * sa + la.off + i * la.rs + p * la.cs)]) *
+                 widen(b[std::size_t(q * sb + lb.off + p * lb.rs + j * lb.cs)]);
+        const std::size_t at = std::size_t(q * so + lo.off + i * lo.rs + j * lo.cs);
+        const std::uint64_t want = (ua * acc + ub * widen(c0[at])) & kMask;
+        const std::uint64_t got = widen(o[at]) & kMask;
+        if (got != want && !bad++) {
+          bi = i, bj = j, bq = q;
+          bgot = got, bwant = want;
+        }
+      }
+    }
+  }
+  // Gaps between the matrices of a batch stay untouched.
+  for (std::size_t i = 0; !bad && i < o.size(); ++i) {
+    if (long(i) % so >= m * n) bad += widen(o[i]) != widen(o0[i]);
+  }
+  if (!bad) {
+    ++g_passed;
+  } else {
+    ++g_failed;
+    std::printf("FAILED ring dtype %d->%d m=%ld n=%ld k=%ld layout=%d alpha=%g beta=%g c=%d "
+                "batch=%ld status=%d: %ld bad, first [%ld](%ld, %ld) got 0x%llx want 0x%llx\n",
+                in_code, out_code, m, n, k, layout, alpha[0], beta[0], c_mode, batch, st, bad, bq,
+                bi, bj, (unsigned long long)bgot, (unsigned long long)bwant);
+  }
+}
+
+// out[i][j] = OR_p (a[i][p] && b[p][j]); any nonzero byte is true (2, 255,
+// 0x80 too), out bytes are exactly 0 or 1.  Inputs are sparse enough (about
+// half the outputs false at every depth) that a missed or extra term shows.
+void check_bool(long m, long n, long k, int layout, long batch) {
+  const long sa = m * k + 3, sb = k * n + 1, so = m * n + 2;
+  std::vector<std::uint8_t> a(std::size_t(sa * batch)), b(std::size_t(sb * batch));
+  std::vector<std::uint8_t> o(std::size_t(so * batch), 0xAA);  // neither 0 nor 1
+  const std::uint8_t trues[] = {1, 2, 255, 0x80, 7};
+  const std::uint64_t per_mille = std::uint64_t(1000 * std::sqrt(0.7 / double(k))) + 1;
+  auto fill = [&](std::vector<std::uint8_t>& v, unsigned salt) {
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      const std::uint64_t h = mix64(std::uint64_t(i) * 0x100000001b3ull + salt);
+      v[i] = h % 1000 < per_mille ? trues[(h >> 20) % 5] : 0;
+    }
+  };
+  fill(a, 41);
+  fill(b, 42);
+  const std::vector<std::uint8_t> o0 = o;
+  const Layout la = layout_of(m, k, layout), lb = layout_of(k, n, layout);
+  const Layout lo = layout_of(m, n, layout == 1 ? 1 : 2 - layout);
+  const gemmkit_operand va = operand_of(a.data(), GEMMKIT_BOOL, GEMMKIT_OPERAND_READONLY, batch,
+                                        sa, m, k, la, 1);
+  const gemmkit_operand vb = operand_of(b.data(), GEMMKIT_BOOL, GEMMKIT_OPERAND_READONLY, batch,
+                                        sb, k, n, lb, 1);
+  const gemmkit_operand vo = operand_of(o.data(), GEMMKIT_BOOL, 0, batch, so, m, n, lo, 1);
+  const double one[2] = {1, 0}, zero[2] = {0, 0};
+  const int st = gemmkit_gemm_batched_ex(one, &va, &vb, nullptr, zero, nullptr, &vo, nullptr, 0);
+  long bad = st == GEMMKIT_OK ? 0 : 1, trues_seen = 0;
+  for (long q = 0; q < batch; ++q) {
+    for (long i = 0; i < m; ++i) {
+      for (long j = 0; j < n; ++j) {
+        bool want = false;
+        for (long p = 0; p < k && !want; ++p)
+          want = a[std::size_t(q * sa + la.off + i * la.rs + p * la.cs)] != 0 &&
+                 b[std::size_t(q * sb + lb.off + p * lb.rs + j * lb.cs)] != 0;
+        trues_seen += want;
+        bad += o[std::size_t(q * so + lo.off + i * lo.rs + j * lo.cs)] != std::uint8_t(want);
+      }
+    }
+  }
+  for (std::size_t i = 0; i < o.size(); ++i) {
+    if (long(i) % so >= m * n) bad += o[i] != o0[i];
+  }
+  if (!bad) {
+    ++g_passed;
+  } else {
+    ++g_failed;
+    std::printf("FAILED bool m=%ld n=%ld k=%ld layout=%d batch=%ld status=%d: %ld bad "
+                "(%ld true)\n",
+                m, n, k, layout, batch, st, bad, trues_seen);
+  }
+}
+
+// Every integer pair and bool, over tile edges, layouts and scalars.
+void check_rings() {
+  const long dims[] = {1, 2, 3, 7, 17, 33, 65};
+  const long depths[] = {1, 2, 5, 64, 300};
+  int idx = 0;
+  for (long m : dims) {
+    for (long n : dims) {
+      for (long k : depths) {
+        // Every (layout, scalars, C) combination recurs across the shapes.
+        const int layout = idx % 3, abi = (idx / 3) % 3;
+        const int c_mode = abi == 0 ? (idx / 9) % 3 : 1 + (idx / 9) % 2;
+        ++idx;
+        check_ring<std::int8_t, std::int8_t>(GEMMKIT_I8, GEMMKIT_I8, m, n, k, layout, abi, c_mode, 1);
+        check_ring<std::uint8_t, std::uint8_t>(GEMMKIT_U8, GEMMKIT_U8, m, n, k, layout, abi, c_mode, 1);
+        check_ring<std::int16_t, std::int16_t>(GEMMKIT_I16, GEMMKIT_I16, m, n, k, layout, abi, c_mode, 1);
+        check_ring<std::uint16_t, std::uint16_t>(GEMMKIT_U16, GEMMKIT_U16, m, n, k, layout, abi, c_mode, 1);
+        check_ring<std::int32_t, std::int32_t>(GEMMKIT_I32, GEMMKIT_I32, m, n, k, layout, abi, c_mode, 1);
+        check_ring<std::uint32_t, std::uint32_t>(GEMMKIT_U32, GEMMKIT_U32, m, n, k, layout, abi, c_mode, 1);
+        check_ring<std::int64_t, std::int64_t>(GEMMKIT_I64, GEMMKIT_I64, m, n, k, layout, abi, c_mode, 1);
+        check_ring<std::uint64_t, std::uint64_t>(GEMMKIT_U64, GEMMKIT_U64, m, n, k, layout, abi, c_mode, 1);
+        check_ring<std::int8_t, std::int32_t>(GEMMKIT_I8, GEMMKIT_I32, m, n, k, layout, abi, c_mode, 1);
+        check_bool(m, n, k, layout, 1);
+      }
+    }
+  }
+  // One batched call each: three matrices at a batch stride with gaps.
+  check_ring<std::int8_t, std::int8_t>(GEMMKIT_I8, GEMMKIT_I8, 17, 33, 64, 0, 1, 1, 3);
+  check_ring<std::uint8_t, std::uint8_t>(GEMMKIT_U8, GEMMKIT_U8, 33, 7, 300, 1, 2, 2, 3);
+  check_ring<std::int16_t, std::int16_t>(GEMMKIT_I16, GEMMKIT_I16, 7, 65, 5, 2, 1, 1, 3);
+  check_ring<std::uint16_t, std::uint16_t>(GEMMKIT_U16, GEMMKIT_U16, 65, 17, 64, 0, 2, 2, 3);
+  check_ring<std::int32_t, std::int32_t>(GEMMKIT_I32, GEMMKIT_I32, 17, 17, 300, 1, 1, 1, 3);
+  check_ring<std::uint32_t, std::uint32_t>(GEMMKIT_U32, GEMMKIT_U32, 33, 65, 5, 2, 2, 2, 3);
+  check_ring<std::int64_t, std::int64_t>(GEMMKIT_I64, GEMMKIT_I64, 65, 33, 64, 0, 1, 1, 3);
+  check_ring<std::uint64_t, std::uint64_t>(GEMMKIT_U64, GEMMKIT_U64, 7, 17, 300, 1, 2, 2, 3);
+  check_ring<std::int8_t, std::int32_t>(GEMMKIT_I8, GEMMKIT_I32, 33, 33, 300, 2, 1, 1, 3);
+  check_bool(33, 17, 64, 1, 3);
+}
+
+// complex64/complex128: alpha (0.5, -2), beta (1, 1), conj of a and/or b.
+// The reference is written out in real long double arithmetic (not
+// std::complex's operators, whose NaN/Inf recovery and library-specific
+// rounding the oracle should not depend on).
+template <class R>
+void check_complex(int code, long m, long n, long k, int layout, int flags, int c_mode,
+                   long batch) {
+  const long sa = m * k + 3, sb = k * n + 1, so = m * n + 2;
+  std::vector<R> a(std::size_t(2 * sa * batch)), b(std::size_t(2 * sb * batch));
+  std::vector<R> c(std::size_t(2 * so * batch)), o(std::size_t(2 * so * batch));
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = R(hashed(unsigned(i), 51));
+  for (std::size_t i = 0; i < b.size(); ++i) b[i] = R(hashed(unsigned(i), 52));
+  for (std::size_t i = 0; i < c.size(); ++i) c[i] = R(hashed(unsigned(i), 53));
+  for (std::size_t i = 0; i < o.size(); ++i) o[i] = R(hashed(unsigned(i), 54));
+  const std::vector<R> c0 = c_mode == 2 ? o : c;
+  const Layout la = layout_of(m, k, layout), lb = layout_of(k, n, layout);
+  const Layout lo = layout_of(m, n, layout == 1 ? 1 : 2 - layout);
+  const gemmkit_operand va = operand_of(a.data(), code, GEMMKIT_OPERAND_READONLY, batch, sa, m,
+                                        k, la, 2 * sizeof(R));
+  const gemmkit_operand vb = operand_of(b.data(), code, GEMMKIT_OPERAND_READONLY, batch, sb, k,
+                                        n, lb, 2 * sizeof(R));
+  const gemmkit_operand vc = operand_of(c_mode == 2 ? o.data() : c.data(), code, 0, batch, so, m,
+                                        n, lo, 2 * sizeof(R));
+  const gemmkit_operand vo = operand_of(o.data(), code, 0, batch, so, m, n, lo, 2 * sizeof(R));
+  const double alpha[2] = {0.5, -2}, beta[2] = {1, 1};
+  const int st = gemmkit_gemm_batched_ex(alpha, &va, &vb, nullptr, beta, c_mode ? &vc : nullptr,
+                                         &vo, nullptr, flags);
+  const long double sign_a = (flags & GEMMKIT_CONJ_A) ? -1 : 1;
+  const long double sign_b = (flags & GEMMKIT_CONJ_B) ? -1 : 1;
+  const double eps = double(std::numeric_limits<R>::epsilon());
+  const double abs_alpha = std::hypot(alpha[0], alpha[1]), abs_beta = std::hypot(beta[0], beta[1]);
+  // |a| and |b| once per element: the tolerance needs sum |a||b|.
+  std::vector<double> ma(a.size() / 2), mb(b.size() / 2);
+  for (std::size_t i = 0; i < ma.size(); ++i) ma[i] = std::hypot(double(a[2 * i]), double(a[2 * i + 1]));
+  for (std::size_t i = 0; i < mb.size(); ++i) mb[i] = std::hypot(double(b[2 * i]), double(b[2 * i + 1]));
+  long bad = st == GEMMKIT_OK ? 0 : 1;
+  double worst = 0;
+  for (long q = 0; q < batch; ++q) {
+    for (long i = 0; i < m; ++i) {
+      for (long j = 0; j < n; ++j) {
+        long double sr = 0, si = 0;
+        double mag = 0;
+        for (long p = 0; p < k; ++p) {
+          const std::size_t ia = std::size_t(q * sa + la.off + i * la.rs + p * la.cs);
+          const std::size_t ib = std::size_t(q * sb + lb.off + p * lb.rs + j * lb.cs);
+          const long double ar = a[2 * ia], ai = sign_a * a[2 * ia + 1];
+          const long double br = b[2 * ib], bi = sign_b * b[2 * ib + 1];
+          sr += ar * br - ai * bi;
+          si += ar * bi + ai * br;
+          mag += ma[ia] * mb[ib];
+        }
+        const std::size_t at = std::size_t(q * so + lo.off + i * lo.rs + j * lo.cs);
+        long double rr = alpha[0] * sr - alpha[1] * si, ri = alpha[0] * si + alpha[1] * sr;
+        double cmag = 0;
+        if (c_mode) {
+          const long double cr = c0[2 * at], ci = c0[2 * at + 1];
+          rr += beta[0] * cr - beta[1] * ci;
+          ri += beta[0] * ci + beta[1] * cr;
+          cmag = std::hypot(double(cr), double(ci));
+        }
+        const double tol = 16.0 * double(k + 2) * eps * (abs_alpha * mag + (c_mode ? abs_beta * cmag : 0));
+        const double er = std::fabs(double(o[2 * at] - rr)), ei = std::fabs(double(o[2 * at + 1] - ri));
+        const double excess = (er > ei ? er : ei) - tol;
+        if (!(excess <= 0)) {  // NaN counts as bad
+          ++bad;
+          if (!(excess <= worst)) worst = excess;
+        }
+      }
+    }
+  }
+  if (!bad) {
+    ++g_passed;
+  } else {
+    ++g_failed;
+    std::printf("FAILED complex%d m=%ld n=%ld k=%ld layout=%d conj=%d c=%d batch=%ld status=%d: "
+                "%ld bad, excess %g\n",
+                int(16 * sizeof(R)), m, n, k, layout, flags, c_mode, batch, st, bad, worst);
+  }
+}
+
+void check_complexes() {
+  const long dims[] = {1, 3, 7, 17, 33};
+  const long depths[] = {1, 2, 5, 64, 300};
+  int idx = 0;
+  for (long m : dims) {
+    for (long n : dims) {
+      for (long k : depths) {
+        // Each conj combination meets each layout and C mode.
+        const int flags = idx % 4, layout = (idx / 4) % 3, c_mode = (idx / 12) % 3;
+        ++idx;
+        check_complex<float>(GEMMKIT_C64, m, n, k, layout, flags, c_mode, 1);
+        check_complex<double>(GEMMKIT_C128, m, n, k, layout, flags, c_mode, 1);
+      }
+    }
+  }
+  check_complex<float>(GEMMKIT_C64, 17, 33, 64, 2, GEMMKIT_CONJ_A | GEMMKIT_CONJ_B, 1, 3);
+  check_complex<double>(GEMMKIT_C128, 33, 7, 300, 1, GEMMKIT_CONJ_B, 2, 3);
+}
+
+// What the door refuses before anything runs, by status and message.
+void check_door_errors() {
+  bool ok = true;
+  auto expect = [&](int st, int want, const char* word, const char* what) {
+    if (st == want && (!word || std::strstr(gemmkit_last_error(), word))) return;
+    ok = false;
+    std::printf("  %s: status %d (want %d): %s\n", what, st, want, gemmkit_last_error());
+  };
+  const Layout row22 = layout_of(2, 2, 0);
+  float f[4] = {1, 2, 3, 4}, fo[4] = {};
+  const gemmkit_operand fa = operand_of(f, GEMMKIT_F32, GEMMKIT_OPERAND_READONLY, 1, 0, 2, 2, row22, 4);
+  const gemmkit_operand fout = operand_of(fo, GEMMKIT_F32, 0, 1, 0, 2, 2, row22, 4);
+  const double imag[2] = {1, 0.5}, one[2] = {1, 0}, two[2] = {2, 0}, zero[2] = {0, 0};
+  expect(gemmkit_gemm_batched_ex(imag, &fa, &fa, nullptr, zero, nullptr, &fout, nullptr, 0),
+         GEMMKIT_ERROR_VALUE, "imaginary", "complex alpha for float32");
+  std::uint8_t t[4] = {1, 0, 1, 1}, to[4] = {};
+  const gemmkit_operand ta = operand_of(t, GEMMKIT_BOOL, GEMMKIT_OPERAND_READONLY, 1, 0, 2, 2, row22, 1);
+  const gemmkit_operand tout = operand_of(to, GEMMKIT_BOOL, 0, 1, 0, 2, 2, row22, 1);
+  expect(gemmkit_gemm_batched_ex(two, &ta, &ta, nullptr, zero, nullptr, &tout, nullptr, 0),
+         GEMMKIT_ERROR_VALUE, nullptr, "bool with alpha 2");
+  // The ring products take no epilogue, even a bias of the right type.
+  std::int16_t s[4] = {1, 2, 3, 4}, so[4] = {};
+  std::int32_t bias[2] = {5, 6};
+  const gemmkit_operand sa = operand_of(s, GEMMKIT_I16, GEMMKIT_OPERAND_READONLY, 1, 0, 2, 2, row22, 2);
+  const gemmkit_operand sout = operand_of(so, GEMMKIT_I16, 0, 1, 0, 2, 2, row22, 2);
+  gemmkit_epilogue epi{};
+  epi.bias_kind = GEMMKIT_BIAS_PER_ROW;
+  epi.bias = {bias, GEMMKIT_I32, GEMMKIT_OPERAND_READONLY, 1, 2, 1, 0, 1, 1};
+  expect(gemmkit_gemm_batched_ex(one, &sa, &sa, nullptr, zero, nullptr, &sout, &epi, 0),
+         GEMMKIT_ERROR_DTYPE, nullptr, "bias epilogue on int16");
+  // A packed b is used as packed: conj_b is refused, conj_a is not.
+  float z[8] = {1, 2, 3, 4, 5, 6, 7, 8}, zo[8] = {};
+  const gemmkit_operand za = operand_of(z, GEMMKIT_C64, GEMMKIT_OPERAND_READONLY, 1, 0, 2, 2, row22, 8);
+  const gemmkit_operand zout = operand_of(zo, GEMMKIT_C64, 0, 1, 0, 2, 2, row22, 8);
+  gemmkit_packed_rhs* packed = nullptr;
+  expect(gemmkit_prepack_rhs(GEMMKIT_C64, 2, 2, z, 2, 1, &packed), GEMMKIT_OK, nullptr,
+         "prepack complex64");
+  if (packed) {
+    expect(gemmkit_gemm_batched_ex(one, &za, nullptr, packed, zero, nullptr, &zout, nullptr,
+                                   GEMMKIT_CONJ_B),
+           GEMMKIT_ERROR_VALUE, nullptr, "conj_b with a packed b");
+    expect(gemmkit_gemm_batched_ex(one, &za, nullptr, packed, zero, nullptr, &zout, nullptr,
+                                   GEMMKIT_CONJ_A),
+           GEMMKIT_OK, nullptr, "conj_a with a packed b");
+    gemmkit_packed_rhs_free(packed);
+  }
+  if (ok) {
+    ++g_passed;
+  } else {
+    ++g_failed;
+    std::printf("FAILED operand door refusals\n");
+  }
+}
+
 }  // namespace
 
 int main() {
@@ -585,6 +955,10 @@ int main() {
   check_epilogues<gemmkit::bfloat16, gemmkit::bfloat16>();
   check_epilogues<gemmkit::bfloat16, float>();
   check_epilogue_errors();
+  // Every other numpy dtype, through the operand door.
+  check_rings();
+  check_complexes();
+  check_door_errors();
   const char* info = gemmkit::dispatch_info_json();
   std::printf("%s\n", info ? info : gemmkit::last_error());
   std::printf("%d passed, %d failed\n", g_passed, g_failed);

@@ -556,7 +556,11 @@ def _matmul_numpy(a0, b0, out, casting, dtype):
         raise DTypeError(
             f"gemmkit: matmul of {a.dtype} and a packed {b.dtype} b computes in {in2}; a "
             "packed operand cannot be converted (prepack_rhs a b of that dtype)")
-    if in_name in _dt.PAIRS and _dt.np_dtype_name(loop_out) in _dt.PAIRS[in_name]:
+    if packed and in_name == "int8":
+        # A packed int8 b is laid out for int8 -> int32: those sums wrapped
+        # to int8 are numpy's bits.
+        core_out = _np.dtype("int32")
+    elif in_name in _dt.PAIRS and _dt.np_dtype_name(loop_out) in _dt.PAIRS[in_name]:
         core_out = loop_out
     elif in1.kind == "O" or in1.char in "gG":
         # object, longdouble, clongdouble: no kernel here; numpy's own loop
@@ -605,6 +609,8 @@ def _matmul_numpy(a0, b0, out, casting, dtype):
         if not direct:
             res = dst[..., 0, :] if drop_m else dst
             res = res[..., 0] if drop_n else res
+            if core_out != loop_out:
+                res = res.astype(loop_out)  # packed int8: numpy's 8-bit wrap first
             _np.copyto(out, res, casting="unsafe")  # resolve() checked the casting
         return _callers(caller_out)
     result = dst if dst.dtype == loop_out else dst.astype(loop_out)
@@ -651,7 +657,19 @@ def _matmul_buffers(a, b, out):
     out2 = None if out is None else _reshape(out, (m, n))
     # numpy's result type is the input type (int8 included: wrapping).
     in_name = _dt.operand_dtype(a2)
-    result = gemm(a2, b2, out=out2, out_dtype=in_name if in_name == "int8" else None)
+    if in_name == "int8" and packed:
+        # A packed int8 b is laid out for int8 -> int32: the low bytes of
+        # those sums are numpy's int8 result.
+        wide = gemm(a2, b2)
+        low = memoryview(bytearray(wide.cast("B"))[::4]).cast("b", (m, n)) if m and n else None
+        if out is None:
+            result = low if low is not None else _dt.buffer_result("int8", m, n)
+        else:
+            if m and n:
+                out2.cast("B")[:] = low.cast("B")
+            return _callers(caller_out)
+    else:
+        result = gemm(a2, b2, out=out2, out_dtype=in_name if in_name == "int8" else None)
     if out is not None:
         return _callers(caller_out)
     if a.ndim == 1 and b_ndim == 1:
@@ -736,7 +754,10 @@ def prepack_rhs(b):
 def dispatch_info():
     """What runs, per dtype: ISA, kernel name, tile (mr x nr), depth multiple.
 
-    Keys "float32", "float64", "float16", "bfloat16" and "int8" each hold
+    Keys "float32", "float64", "float16", "bfloat16", "int8" (int8 -> int32),
+    "uint8" (the wrapping 8-bit kernel: int8 and uint8 results), "int16"
+    (int16 and uint16), "int32" (int32, uint32), "int64" (int64, uint64),
+    "bool", "complex64" and "complex128" each hold
     {"isa", "kernel", "mr", "nr", "depth_multiple"}: depth_multiple is the
     number of depth steps one instruction folds: 2 for the bfloat16 dot
     kernel (avx512bf16, ``vdpbf16ps``) and for int8 on fma and simd128 (i16

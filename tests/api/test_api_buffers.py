@@ -152,10 +152,10 @@ def test_buffer_errors():
     assert error_message_ok(exc.value, "dtype", "type") is None, exc.value
 
     ints = memoryview(array("q", range(12))).cast("B").cast("q", (3, 4))
-    ints_b = memoryview(array("q", range(8))).cast("B").cast("q", (4, 2))
+    ints_b = memoryview(array("i", range(8))).cast("B").cast("i", (4, 2))
     with pytest.raises(gemmkit.DTypeError) as exc:
         gemmkit.gemm(ints, ints_b)
-    assert error_message_ok(exc.value, "dtype", "type", "int64", "format") is None, exc.value
+    assert error_message_ok(exc.value, "dtype", "type", "int64", "int32") is None, exc.value
 
     readonly_out = py_matrix("float64", [[0.0, 0.0]] * 3, readonly=True)
     with pytest.raises(gemmkit.LayoutError) as exc:
@@ -312,7 +312,7 @@ def test_new_type_buffer_errors():
         assert error_message_ok(exc.value, *words) is None, exc.value
 
     check(gemmkit.DTypeError, ("dtype",), gemmkit.gemm, a8, b32)
-    check(gemmkit.DTypeError, ("dtype", "pair"), gemmkit.gemm, a8, b8, out_dtype="int8")
+    check(gemmkit.DTypeError, ("dtype", "pair"), gemmkit.gemm, a8, b8, out_dtype="int16")
     check(gemmkit.DTypeError, ("dtype",), gemmkit.gemm, a8, b8, out=_buffer("b", [[0, 0]] * 3))
     check(gemmkit.ArgumentError, ("alpha",), gemmkit.gemm, a8, b8, alpha=0.5)
     for scale in (0.0, -1.0, float("nan"), float("inf"), [0.5, 0.0, 0.5]):

@@ -46,8 +46,10 @@ def test_shape_mismatch(shape_a, shape_b, shape_c):
 @pytest.mark.parametrize(
     "dt_a, dt_b, dt_c",
     [("float32", "float64", None), ("float64", "float32", None),
-     ("float64", "float64", "float32"), ("int64", "int64", None), ("int32", "int32", None),
-     ("object", "object", None), ("bool", "bool", None), ("float64", "int64", None)],
+     ("float64", "float64", "float32"), ("int64", "int64", "int32"), ("int32", "uint32", None),
+     ("object", "object", None), ("longdouble", "longdouble", None),
+     ("clongdouble", "clongdouble", None), ("bool", "int8", None), ("float64", "int64", None),
+     ("complex64", "complex128", None)],
 )
 def test_dtype_errors(dt_a, dt_b, dt_c):
     a = np.ones((3, 4), dt_a)

@@ -133,8 +133,10 @@ def run_json(args: list[str], env: dict[str, str], timeout: float = 300):
 # dispatch_info()'s best-first order: the registry's rows read backwards.
 BEST_FIRST = tuple(reversed(ALL_ISAS))
 # Registry family words of the dtypes.
+# dispatch_info() key -> the registry's family word of its kernel.
 FAMILY_WORD = {"float32": "f32", "float64": "f64", "float16": "f16", "bfloat16": "bf16",
-               "int8": "int8"}
+               "int8": "int8", "uint8": "u8", "int16": "u16", "int32": "i32", "int64": "i64",
+               "bool": "bool", "complex64": "c64", "complex128": "c128"}
 
 
 def canonical_isa(value: str) -> str:

@@ -74,8 +74,17 @@ def test_torch_inputs_not_copied(torch):
 
 
 def test_torch_bad_dtype(torch):
+    # gemm converts nothing: mixed dtypes are refused (matmul would convert).
     with pytest.raises(gemmkit.DTypeError):
-        gemmkit.gemm(torch.ones(3, 4, dtype=torch.int64), torch.ones(4, 2, dtype=torch.int64))
+        gemmkit.gemm(torch.ones(3, 4, dtype=torch.int64), torch.ones(4, 2, dtype=torch.int32))
+
+
+def test_torch_int64_and_complex(torch):
+    a = torch.arange(12, dtype=torch.int64).reshape(3, 4) - 5
+    b = torch.arange(8, dtype=torch.int64).reshape(4, 2) * 3
+    assert np.array_equal(gemmkit.matmul(a, b), (a @ b).numpy())
+    z = torch.complex(torch.ones(3, 4), torch.arange(12.0).reshape(3, 4))
+    assert np.allclose(gemmkit.matmul(z, z.T), (z @ z.T).numpy(), rtol=1e-5)
 
 
 # ---------------------------------------------------------------- buffers

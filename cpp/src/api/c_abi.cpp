@@ -99,6 +99,15 @@ const char* dispatch_info_json() {
   append_family(g_info, sizeof g_info, "bfloat16",
                 dispatch::select<bfloat16>());
   append_family(g_info, sizeof g_info, "int8", dispatch::select<std::int8_t>());
+  // The wrapping integer kernels by width (the signed and unsigned types of
+  // a width share one; "uint8" is the 8-bit ring, "int8" above int8 -> int32).
+  append_family(g_info, sizeof g_info, "uint8", dispatch::select<std::uint8_t>());
+  append_family(g_info, sizeof g_info, "int16", dispatch::select<std::uint16_t>());
+  append_family(g_info, sizeof g_info, "int32", dispatch::select<std::int32_t>());
+  append_family(g_info, sizeof g_info, "int64", dispatch::select<std::int64_t>());
+  append_family(g_info, sizeof g_info, "bool", dispatch::select<bool8>());
+  append_family(g_info, sizeof g_info, "complex64", dispatch::select<complex64>());
+  append_family(g_info, sizeof g_info, "complex128", dispatch::select<complex128>());
   const size_t len = std::strlen(g_info);
   std::snprintf(g_info + len, sizeof g_info - len, "}");
   return g_info;

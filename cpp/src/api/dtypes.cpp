@@ -167,7 +167,7 @@ int unsupported_pair(int in, int out) {
               "gemmkit: unsupported dtype pair: %s inputs with a %s output "
               "(supported pairs: %s%s)",
               dtype_name(in), dtype_name(out), supported_pairs_text(),
-              requant ? "; int8 and uint8 results come from gemm_requant()" : "");
+              requant ? "; requantized int8 and uint8 results come from gemm_requant()" : "");
 }
 
 int to_int32_scalar(double v, const char* name, int* out) {

@@ -180,6 +180,10 @@ int gemm_batched_ex(const double (&alpha)[2], const gemmkit_operand& a,
                      "not convert; cast explicitly)",
                      api::dtype_name(in), packed ? "the packed b" : "b",
                      api::dtype_name(b_dtype));
+  if (packed && in == GEMMKIT_I8 && out.dtype == GEMMKIT_I8)
+    return api::fail(GEMMKIT_ERROR_DTYPE,
+                     "gemmkit: a packed int8 b serves int8 -> int32 products and "
+                     "gemm_requant; an int8 (wrapping) result takes b itself");
   if (c && c->dtype != out.dtype)
     return api::fail(GEMMKIT_ERROR_DTYPE,
                      "gemmkit: dtype mismatch: out is %s but c is %s (gemmkit does "
@@ -243,8 +247,8 @@ int prepack_operand(const gemmkit_operand& b, PackedRhs** out) {
     case GEMMKIT_C128: return as(static_cast<complex128*>(nullptr));
     default:
       return api::fail(GEMMKIT_ERROR_DTYPE,
-                       "gemmkit: prepack_rhs packs float32, float64, float16, bfloat16, "
-                       "int8, complex64 and complex128 operands, not %s",
+                       "gemmkit: prepack_rhs has no packed layout for dtype %s (it packs "
+                       "float32, float64, float16, bfloat16, int8, complex64, complex128)",
                        api::dtype_name(b.dtype));
   }
 }
