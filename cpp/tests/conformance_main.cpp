@@ -26,6 +26,11 @@ namespace gemmkit::isa_avx512f {
 int run_conformance();
 }
 #endif
+#if defined(GEMMKIT_HAVE_AVX512DQ)
+namespace gemmkit::isa_avx512dq {
+int run_conformance();
+}
+#endif
 #if defined(GEMMKIT_HAVE_AVX512VNNI)
 namespace gemmkit::isa_avx512vnni {
 int run_conformance();
@@ -61,6 +66,9 @@ bool always() { return true; }
   return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 }
 [[maybe_unused]] bool has_avx512f() { return __builtin_cpu_supports("avx512f"); }
+[[maybe_unused]] bool has_avx512dq() {
+  return has_avx512f() && __builtin_cpu_supports("avx512dq");
+}
 [[maybe_unused]] bool has_avx512vnni() {
   return has_avx512f() && __builtin_cpu_supports("avx512bw") &&
          __builtin_cpu_supports("avx512vnni");
@@ -78,6 +86,9 @@ const IsaUnit kUnits[] = {
 #endif
 #if defined(GEMMKIT_HAVE_AVX512F)
     {"avx512f", gemmkit::isa_avx512f::run_conformance, has_avx512f, "avx512f"},
+#endif
+#if defined(GEMMKIT_HAVE_AVX512DQ)
+    {"avx512dq", gemmkit::isa_avx512dq::run_conformance, has_avx512dq, "avx512f+avx512dq"},
 #endif
 #if defined(GEMMKIT_HAVE_AVX512VNNI)
     {"avx512vnni", gemmkit::isa_avx512vnni::run_conformance, has_avx512vnni,

@@ -34,10 +34,13 @@ TYPECODE = {"float32": "f", "float64": "d"}
 DTYPES = ("float32", "float64")
 
 # GEMMKIT_REQUIRE_ISA aliases and the best-first ladder (DESIGN.md section 2).
-ALIASES = {"avx2": "fma", "vnni": "avx512vnni", "bf16": "avx512bf16", "wasm": "simd128"}
-ISA_ORDER = ("amx", "avx512bf16", "avx512vnni", "avx512f", "fma", "neon", "simd128", "scalar")
+ALIASES = {"avx2": "fma", "vnni": "avx512vnni", "bf16": "avx512bf16", "wasm": "simd128",
+           "dq": "avx512dq"}
+ISA_ORDER = ("amx", "avx512bf16", "avx512vnni", "avx512dq", "avx512f", "fma", "neon", "simd128",
+             "scalar")
 # For float32/float64 the dot-kernel ISAs resolve to the plain AVX-512F kernels.
-FLOAT_ISA = {"avx512vnni": "avx512f", "avx512bf16": "avx512f", "amx": "avx512f"}
+FLOAT_ISA = {"avx512vnni": "avx512f", "avx512bf16": "avx512f", "amx": "avx512f",
+             "avx512dq": "avx512f"}
 
 # Microtile rows x cols per (dtype, ISA) from the reference design.
 GEOMETRY = {
@@ -410,7 +413,7 @@ def expected_isa(dtype: str, pin_isa: str) -> str:
     dot = DOT_ISA.get(dtype, (None,))[0]
     if pin_isa == "amx":
         return "amx" if dtype in TILE_DTYPES else "avx512f"
-    if pin_isa in ("avx512vnni", "avx512bf16"):
+    if pin_isa in ("avx512vnni", "avx512bf16", "avx512dq"):
         return pin_isa if pin_isa == dot else "avx512f"
     return pin_isa
 

@@ -145,7 +145,7 @@ def _auto_isa(dtype, info):
     if dot in available:
         return dot
     for isa in available:
-        if isa in ("amx", "avx512bf16", "avx512vnni"):
+        if isa in ("amx", "avx512bf16", "avx512vnni", "avx512dq"):
             continue
         if dtype == "float16" and isa == "fma" and "f16c" not in info["cpu_features"]:
             continue

@@ -2,7 +2,8 @@
 //
 // Auto: bf16 and int8 try amx (tile matrix multiply) first; then bf16 tries
 // avx512bf16 (the vdpbf16ps dot kernel; not on Intel cores, where widening to
-// f32 FMAs is faster) and int8 avx512vnni (vpdpbusd); then every type tries
+// f32 FMAs is faster), int8 avx512vnni (vpdpbusd) and int64 avx512dq
+// (vpmullq); then every type tries
 // avx512f, fma (avx2 + fma; f16c too, for f16), neon or simd128 where the
 // architecture has them, then scalar.  A pin selects exactly its ISA or fails: avx512vnni pins the
 // int8 dot kernel and avx512bf16 the bf16 one (after checking the pinned
@@ -193,9 +194,10 @@ Selection<L> select_now() {
     // vdpbf16ps only where it outruns widening to f32 FMAs (not on Intel
     // cores, where it issues at half the FMA rate; the pin still selects it).
     const bool bf16_dot = !cpu_features().intel;
-    const Isa dot = std::is_same_v<L, bfloat16>      ? (bf16_dot ? Isa::avx512bf16 : Isa::count)
-                    : std::is_same_v<L, std::int8_t> ? Isa::avx512vnni
-                                                     : Isa::count;
+    const Isa dot = std::is_same_v<L, bfloat16>       ? (bf16_dot ? Isa::avx512bf16 : Isa::count)
+                    : std::is_same_v<L, std::int8_t>  ? Isa::avx512vnni
+                    : std::is_same_v<L, std::int64_t> ? Isa::avx512dq
+                                                      : Isa::count;
     const bool tiles = std::is_same_v<L, bfloat16> || std::is_same_v<L, std::int8_t>;
     const Isa ladder[] = {tiles ? Isa::amx : Isa::count, dot, Isa::avx512f, Isa::fma,
                           Isa::neon, Isa::simd128, Isa::scalar};

@@ -183,11 +183,18 @@ struct Avx512Int32Ops {
 // int64 lanes: all arithmetic wraps modulo 2^64, as for int32.  vpmullq is
 // AVX-512DQ, which the Avx512F token's TUs do not get: without it the low
 // 64 bits of the product come from three vpmuludq (AVX-512F).
+//
+// GCC 12's unmasked forms (_mm512_mul_epu32, _mm512_srli_epi64,
+// _mm512_max_epi64, _mm512_reduce_add_epi64, ...) pass an undefined register
+// through their mask argument and draw -Wmaybe-uninitialized wherever they
+// are inlined; the maskz forms under an all-ones mask are the same
+// instructions (the zero pass-through is never selected and folds away).
 template <class Token>
 struct Avx512Int64Ops {
   using Reg = __m512i;
   static constexpr int kLanes = 8;
   static constexpr bool kFusedMulAdd = false;
+  static constexpr __mmask8 kAll = 0xFF;
 
   static GEMMKIT_INLINE __mmask8 mask(int n) {
     return static_cast<__mmask8>((1u << n) - 1u);
@@ -211,18 +218,28 @@ struct Avx512Int64Ops {
     return _mm512_mullo_epi64(a, b);
 #else
     // lo*lo + ((lo*hi + hi*lo) << 32); hi*hi lies entirely above bit 63.
-    const __m512i lo = _mm512_mul_epu32(a, b);
-    const __m512i cross = _mm512_add_epi64(_mm512_mul_epu32(a, _mm512_srli_epi64(b, 32)),
-                                           _mm512_mul_epu32(_mm512_srli_epi64(a, 32), b));
-    return _mm512_add_epi64(lo, _mm512_slli_epi64(cross, 32));
+    const __m512i lo = _mm512_maskz_mul_epu32(kAll, a, b);
+    const __m512i cross =
+        _mm512_add_epi64(_mm512_maskz_mul_epu32(kAll, a, _mm512_maskz_srli_epi64(kAll, b, 32)),
+                         _mm512_maskz_mul_epu32(kAll, _mm512_maskz_srli_epi64(kAll, a, 32), b));
+    return _mm512_add_epi64(lo, _mm512_maskz_slli_epi64(kAll, cross, 32));
 #endif
   }
   static GEMMKIT_INLINE Reg add(Reg a, Reg b) { return _mm512_add_epi64(a, b); }
   static GEMMKIT_INLINE Reg mul_add(Reg a, Reg b, Reg c) { return _mm512_add_epi64(mul(a, b), c); }
   static GEMMKIT_INLINE Reg fnma(Reg a, Reg b, Reg c) { return _mm512_sub_epi64(c, mul(a, b)); }
-  static GEMMKIT_INLINE Reg max(Reg a, Reg b) { return _mm512_max_epi64(a, b); }
-  static GEMMKIT_INLINE Reg min(Reg a, Reg b) { return _mm512_min_epi64(a, b); }
-  static GEMMKIT_INLINE std::int64_t reduce_sum(Reg v) { return _mm512_reduce_add_epi64(v); }
+  static GEMMKIT_INLINE Reg max(Reg a, Reg b) { return _mm512_maskz_max_epi64(kAll, a, b); }
+  static GEMMKIT_INLINE Reg min(Reg a, Reg b) { return _mm512_maskz_min_epi64(kAll, a, b); }
+  // _mm512_reduce_add_epi64 written out: two 256-bit halves (GCC 12's
+  // _mm512_castsi512_si256 is an unmasked extract too), two 128-bit halves,
+  // then the two lanes in unsigned arithmetic (the sum wraps).
+  static GEMMKIT_INLINE std::int64_t reduce_sum(Reg v) {
+    const __m256i h = _mm256_add_epi64(_mm512_maskz_extracti64x4_epi64(kAll, v, 0),
+                                       _mm512_maskz_extracti64x4_epi64(kAll, v, 1));
+    const __m128i s = _mm_add_epi64(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
+    return std::int64_t(std::uint64_t(_mm_cvtsi128_si64(s)) +
+                        std::uint64_t(_mm_extract_epi64(s, 1)));
+  }
 };
 
 template <>
