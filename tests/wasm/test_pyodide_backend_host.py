@@ -138,8 +138,10 @@ def test_numpy_errors(backend):
     ro.flags.writeable = False
     with pytest.raises(mod.LayoutError, match="read-only"):
         lib.gemm2d(a, np.ones((4, 2), np.float32), None, 1.0, 0.0, ro)
-    with pytest.raises(mod.DTypeError, match="int32"):
-        lib.gemm2d(a.astype(np.int32), np.ones((4, 2), np.int32), None, 1.0, 0.0, None)
+    with pytest.raises(mod.DTypeError, match="int32"):  # gemm converts nothing
+        lib.gemm2d(a.astype(np.int32), np.ones((4, 2), np.int64), None, 1.0, 0.0, None)
+    got = lib.gemm2d(a.astype(np.int32), np.ones((4, 2), np.int32), None, 1.0, 0.0, None)
+    assert got.dtype == np.int32 and (got == a.astype(np.int32) @ np.ones((4, 2), np.int32)).all()
     with pytest.raises(mod.DTypeError, match="buffer-protocol"):
         lib.gemm2d([[1.0]], [[1.0]], None, 1.0, 0.0, None)
 
@@ -313,9 +315,13 @@ def _refusals(np_):
     i8b = np_.ones((4, 5), np_.int8)
     return [
         ("gemm", (f16, np_.ones((4, 2), np_.float32)), {}),
-        ("gemm", (np_.ones((3, 4), np_.uint8), np_.ones((4, 2), np_.uint8)), {}),
+        ("gemm", (np_.ones((3, 4), np_.uint8), np_.ones((4, 2), np_.int8)), {}),
         ("gemm", (f16, np_.ones((4, 2), np_.float16)), {"out_dtype": np_.float64}),
-        ("gemm", (i8, i8b), {"out_dtype": "int8"}),
+        ("gemm", (i8, i8b), {"out_dtype": "int16"}),
+        ("gemm", (np_.ones((3, 4), np_.int16), np_.ones((4, 2), np_.int16)), {"alpha": 0.5}),
+        ("gemm", (np_.ones((3, 4), np_.complex64), np_.ones((4, 2), np_.complex64)),
+         {"activation": "relu"}),
+        ("gemm", (np_.ones((3, 4), np_.bool_), np_.ones((4, 2), np_.bool_)), {"alpha": 2}),
         ("gemm", (i8, i8b), {"alpha": 0.5}),
         ("gemm", (i8, i8b), {"beta": 2**31}),
         ("gemm", (i8, np_.ones((5, 5), np_.int8)), {}),
