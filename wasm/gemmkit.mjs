@@ -8,8 +8,12 @@
 //   const c = gk.gemm(a, b, m, k, n, { alpha: 1, beta: 0, c: null });
 //   gk.dispatchInfo();  // { float32: { isa: "simd128", kernel: ... }, ... }
 //
-// a (m x k), b (k x n) and c (m x n) are row-major Float32Array or
-// Float64Array; gemm returns a new array of the same type holding
+// a (m x k), b (k x n) and c (m x n) are row-major typed arrays of one
+// type: Float32Array, Float64Array, or an integer array (Int8Array ...
+// BigUint64Array: numpy's wrapping products, the result type the input
+// type); with { dtype: "complex64" | "complex128" } interleaved (re, im)
+// Float32Array / Float64Array, complex alpha and beta as [re, im], and
+// { conjA, conjB }.  gemm returns a new array of the same type holding
 // alpha * a @ b + beta * c.  Failures throw GemmkitError (an Error) whose
 // message is the core's gemmkit_last_error() and whose status is the
 // gemmkit_status code.
@@ -229,11 +233,37 @@ export async function loadGemmkit(options = {}) {
       statusName[status] ?? "INTERNAL", status);
   };
 
-  function gemm(a, b, m, k, n, { alpha = 1, beta = 0, c = null } = {}) {
+  // Element types by typed-array constructor (gemmkit's dtype names);
+  // complex types are interleaved (re, im) Float32Array / Float64Array
+  // chosen with { dtype: "complex64" | "complex128" }.
+  const DTYPE_OF = new Map([
+    [Float32Array, "float32"], [Float64Array, "float64"],
+    [Int8Array, "int8"], [Uint8Array, "uint8"], [Int16Array, "int16"],
+    [Uint16Array, "uint16"], [Int32Array, "int32"], [Uint32Array, "uint32"],
+    [BigInt64Array, "int64"], [BigUint64Array, "uint64"],
+  ]);
+  const COMPLEX_OF = { complex64: Float32Array, complex128: Float64Array };
+  const scalarPair = (name, v, isComplex) => {
+    if (typeof v === "number") return [v, 0];
+    if (isComplex && Array.isArray(v) && v.length === 2 &&
+        v.every((x) => typeof x === "number")) return v;
+    throw refuse(`gemmkit: ${name} must be a number` +
+      (isComplex ? " or an [re, im] pair" : ""), "VALUE");
+  };
+
+  function gemm(a, b, m, k, n,
+    { alpha = 1, beta = 0, c = null, dtype = null, conjA = false, conjB = false } = {}) {
     const Ctor = a?.constructor;
-    if (Ctor !== Float32Array && Ctor !== Float64Array) {
+    const isComplex = dtype === "complex64" || dtype === "complex128";
+    if (dtype !== null && !isComplex && dtype !== DTYPE_OF.get(Ctor)) {
+      throw refuse(`gemmkit: dtype ${dtype} does not match a (a ${Ctor?.name})`, "DTYPE");
+    }
+    if (isComplex ? Ctor !== COMPLEX_OF[dtype] : !DTYPE_OF.has(Ctor)) {
       throw refuse(
-        "gemmkit: a must be a Float32Array or a Float64Array",
+        isComplex
+          ? `gemmkit: a ${dtype} operand is an interleaved ${COMPLEX_OF[dtype].name}`
+          : "gemmkit: a must be a Float32Array, Float64Array or an integer typed array " +
+            "(Int8Array ... BigUint64Array)",
         "DTYPE",
       );
     }
@@ -249,49 +279,61 @@ export async function loadGemmkit(options = {}) {
     checkDim("m", m, refuse);
     checkDim("k", k, refuse);
     checkDim("n", n, refuse);
+    const parts = isComplex ? 2 : 1;  // array elements per matrix element
     for (const [name, x, rows, cols] of
       [["a", a, m, k], ["b", b, k, n], ["c", c, m, n]]) {
-      if (x !== null && x !== undefined && x.length !== rows * cols) {
+      if (x !== null && x !== undefined && x.length !== rows * cols * parts) {
         throw refuse(
           `gemmkit: ${name} has ${x.length} elements, expected ` +
-          `${rows} x ${cols} = ${rows * cols}`,
+          `${rows} x ${cols}${isComplex ? " x 2 (re, im)" : ""} = ${rows * cols * parts}`,
           "SHAPE",
         );
       }
     }
-    if (typeof alpha !== "number" || typeof beta !== "number") {
-      throw refuse("gemmkit: alpha and beta must be numbers",
-        "VALUE");
+    const al = scalarPair("alpha", alpha, isComplex);
+    const be = scalarPair("beta", beta, isComplex);
+    if (typeof conjA !== "boolean" || typeof conjB !== "boolean") {
+      throw refuse("gemmkit: conjA and conjB must be booleans", "VALUE");
     }
-    const size = Ctor.BYTES_PER_ELEMENT;
+    const code = codes.dtypes[isComplex ? dtype : DTYPE_OF.get(Ctor)];
+    const size = Ctor.BYTES_PER_ELEMENT * parts;
     const hasC = c !== null && c !== undefined;
     const ptrs = [];
-    const alloc = (count) => {
-      // malloc(0) may return NULL legally; ask for one element at least.
-      const p = ex.malloc(Math.max(count, 1) * size);
+    const alloc = (bytes) => {
+      // malloc(0) may return NULL legally; ask for 16 bytes at least.
+      const p = ex.malloc(Math.max(bytes, 16));
       if (!p) {
-        throw refuse(
-          `gemmkit: out of wasm memory allocating ${count * size} bytes`,
-          "ALLOC",
-        );
+        throw refuse(`gemmkit: out of wasm memory allocating ${bytes} bytes`, "ALLOC");
       }
       ptrs.push(p);
       return p;
     };
     try {
-      const pa = alloc(m * k);
-      const pb = alloc(k * n);
-      const pc = hasC ? alloc(m * n) : 0;
-      const pout = alloc(m * n);
+      const pa = alloc(m * k * size);
+      const pb = alloc(k * n * size);
+      const pc = hasC ? alloc(m * n * size) : 0;
+      const pout = alloc(m * n * size);
+      // gemmkit_operand on wasm32: nine 4-byte fields (gemmkit.h).
+      const OPERAND = 36;
+      const pops = alloc(4 * OPERAND + 32);
       // Views are made after every malloc: growing memory detaches old ones.
-      new Ctor(memory.buffer, pa, m * k).set(a);
-      new Ctor(memory.buffer, pb, k * n).set(b);
-      if (hasC) new Ctor(memory.buffer, pc, m * n).set(c);
-      const fn = Ctor === Float32Array ? ex.gemmkit_sgemm : ex.gemmkit_dgemm;
-      const status = fn(m, n, k, alpha, pa, k, 1, pb, n, 1,
-        beta, pc, n, 1, pout, n, 1);
+      new Ctor(memory.buffer, pa, m * k * parts).set(a);
+      new Ctor(memory.buffer, pb, k * n * parts).set(b);
+      if (hasC) new Ctor(memory.buffer, pc, m * n * parts).set(c);
+      const words = new Int32Array(memory.buffer, pops, 4 * OPERAND / 4);
+      const operand = (i, data, rows, cols, readonly) => words.set(
+        [data, code, readonly ? 1 : 0, 1, rows, cols, 0, cols, 1], i * 9);
+      operand(0, pa, m, k, true);
+      operand(1, pb, k, n, true);
+      operand(2, pc, m, n, true);
+      operand(3, pout, m, n, false);
+      const pscalars = pops + 4 * OPERAND;
+      new Float64Array(memory.buffer, pscalars, 4).set([...al, ...be]);
+      const status = ex.gemmkit_gemm_batched_ex(pscalars, pops, pops + OPERAND, 0,
+        pscalars + 16, hasC ? pops + 2 * OPERAND : 0, pops + 3 * OPERAND, 0,
+        (conjA ? 1 : 0) | (conjB ? 2 : 0));
       if (status !== 0) fail(status);
-      return new Ctor(memory.buffer, pout, m * n).slice();
+      return new Ctor(memory.buffer, pout, m * n * parts).slice();
     } finally {
       for (const p of ptrs) ex.free(p);
     }

@@ -110,6 +110,87 @@ for (const isa of ["simd128", "scalar"]) {
       });
     }
 
+    // The wrapping integer families, bit for bit against BigInt sums
+    // reduced to the type (BigInt.asIntN / asUintN).
+    const INTS = [[Int8Array, 8, true], [Uint8Array, 8, false], [Int16Array, 16, true],
+      [Uint16Array, 16, false], [Int32Array, 32, true], [Uint32Array, 32, false],
+      [BigInt64Array, 64, true], [BigUint64Array, 64, false]];
+    for (const [Ctor, bits, signed] of INTS) {
+      test(`${Ctor.name}: wraps like numpy, alpha and beta`, () => {
+        const big = Ctor === BigInt64Array || Ctor === BigUint64Array;
+        let state = 12345n;
+        const fill = (len) => {
+          const x = new Ctor(len);
+          for (let i = 0; i < len; i++) {
+            state = (state * 6364136223846793005n + 1442695040888963407n) & ((1n << 64n) - 1n);
+            const v = signed ? BigInt.asIntN(bits, state >> 3n) : BigInt.asUintN(bits, state >> 3n);
+            x[i] = big ? v : Number(v);
+          }
+          return x;
+        };
+        const reduce = (v) => (signed ? BigInt.asIntN(bits, v) : BigInt.asUintN(bits, v));
+        for (const [m, k, n] of [[1, 1, 1], [9, 17, 5], [33, 70, 13]]) {
+          const a = fill(m * k), b = fill(k * n), c = fill(m * n);
+          for (const [alpha, beta] of [[1, 0], [-3, 2]]) {
+            const got = gk.gemm(a, b, m, k, n, { alpha, beta, c });
+            assert.ok(got instanceof Ctor);
+            for (let i = 0; i < m; i++) {
+              for (let j = 0; j < n; j++) {
+                let sum = 0n;
+                for (let p = 0; p < k; p++) sum += BigInt(a[i * k + p]) * BigInt(b[p * n + j]);
+                const want = reduce(BigInt(alpha) * sum + BigInt(beta) * BigInt(c[i * n + j]));
+                assert.equal(BigInt(got[i * n + j]), want, `${m}x${k}x${n} (${i}, ${j})`);
+              }
+            }
+          }
+        }
+      });
+    }
+
+    for (const [dtype, Ctor, eps] of [["complex64", Float32Array, 2 ** -23],
+      ["complex128", Float64Array, 2 ** -52]]) {
+      test(`${dtype}: interleaved, complex alpha and beta, conjugation`, () => {
+        const [m, k, n] = [11, 29, 7];
+        const a = randomArray(Ctor, 2 * m * k, 21), b = randomArray(Ctor, 2 * k * n, 22);
+        const c = randomArray(Ctor, 2 * m * n, 23);
+        const alpha = [0.5, -2], beta = [1, 1];
+        for (const [conjA, conjB] of [[false, false], [true, false], [false, true], [true, true]]) {
+          const got = gk.gemm(a, b, m, k, n, { dtype, alpha, beta, c, conjA, conjB });
+          for (let i = 0; i < m; i++) {
+            for (let j = 0; j < n; j++) {
+              let re = 0, im = 0, mag = 0;
+              for (let p = 0; p < k; p++) {
+                const ar = a[2 * (i * k + p)], ai = (conjA ? -1 : 1) * a[2 * (i * k + p) + 1];
+                const br = b[2 * (p * n + j)], bi = (conjB ? -1 : 1) * b[2 * (p * n + j) + 1];
+                re += ar * br - ai * bi;
+                im += ar * bi + ai * br;
+                mag += Math.hypot(ar, ai) * Math.hypot(br, bi);
+              }
+              const cr = c[2 * (i * n + j)], ci = c[2 * (i * n + j) + 1];
+              const wr = alpha[0] * re - alpha[1] * im + cr - ci;
+              const wi = alpha[0] * im + alpha[1] * re + cr + ci;
+              const tol = 16 * (k + 2) * eps * (Math.hypot(...alpha) * mag + 2 * Math.hypot(cr, ci));
+              const err = Math.hypot(got[2 * (i * n + j)] - wr, got[2 * (i * n + j) + 1] - wi);
+              assert.ok(err <= tol, `${dtype} conj=${conjA},${conjB} (${i}, ${j}): ${err} > ${tol}`);
+            }
+          }
+        }
+        const other = dtype === "complex64" ? "complex128" : "complex64";
+        assert.throws(() => gk.gemm(a, b, m, k, n, { dtype: other }),
+          (e) => e instanceof GemmkitError && e.code === "DTYPE");
+        assert.throws(() => gk.gemm(a.subarray(1), b, m, k, n, { dtype }),
+          (e) => e instanceof GemmkitError && e.code === "SHAPE");
+      });
+    }
+
+    test("a complex alpha for a real product is refused by the core", () => {
+      assert.throws(() => gk.gemm(new Float32Array(1), new Float32Array(1), 1, 1, 1,
+        { alpha: [1, 1] }), (e) => e instanceof GemmkitError && e.code === "VALUE");
+      assert.throws(() => gk.gemm(new Int16Array(1), new Int16Array(1), 1, 1, 1,
+        { alpha: 0.5 }), (e) => e instanceof GemmkitError && e.code === "VALUE" &&
+        /alpha/.test(e.message));
+    });
+
     test("argument errors are GemmkitErrors with a status", () => {
       const a = new Float32Array(6);
       const b = new Float32Array(6);
