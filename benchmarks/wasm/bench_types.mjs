@@ -1,9 +1,11 @@
 // gemmkit wasm benchmark (not a test): in ONE node process, single thread,
 // square GEMM of the standalone simd128 build for the narrow types, bf16 and
 // f16 (f32 accumulation; bf16/f16 output and the f32-output twin) and
-// int8 x int8 -> int32, against the same build's f32 GEMM: prints the
-// ratios next to issue #4's targets (bf16/f16 >= 0.7x f32, int8 >= 1.0x
-// f32) and writes JSON.
+// int8 x int8 -> int32, for complex64 and for the wrapping int32 and int16
+// products (same type in and out), against the same build's f32 GEMM:
+// prints the ratios next to the issues' targets (bf16/f16 >= 0.7x f32,
+// int8 >= 1.0x f32, complex64 >= 0.8x f32 in real GFLOP/s; int32 and int16:
+// time over f32 time, no target) and writes JSON.
 //
 //   python wasm/build.py --only web
 //   node benchmarks/wasm/bench_types.mjs [--sizes 64,128,256,512,1024]
@@ -15,9 +17,15 @@
 // copies.  Method as in bench.mjs: each figure is the median (and max) over
 // `rounds` interleaved rounds (the order of the types is reversed every
 // other round); a round times each configuration for >= 60 ms after a
-// >= 150 ms warm-up (TurboFan tier-up).  Every configuration's first result
-// at n <= 256 is checked against a float64 product of the same inputs
-// (int8: exactly), so a wrong conversion cannot pass as a fast one.
+// >= 150 ms warm-up (TurboFan tier-up).  Rates count 2*n^3 operations per
+// product, complex64 8*n^3 real flops (a complex multiply-add is 4 real
+// multiplies and 4 adds), so complex64 / f32 compares real flop rates.
+// Every configuration's first result at n <= 256 is checked against a
+// float64 product of the same inputs (complex64: a float64 complex product,
+// bound from k and float32 eps; int8: exactly; int32/int16: exactly, modulo
+// 2^32 / 2^16 with Math.imul and |0, i.e. BigInt.asIntN of the exact sum, on
+// full-range inputs so that the products really wrap), so a wrong
+// conversion cannot pass as a fast one.
 import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -29,9 +37,14 @@ const WARM_MS = 150;
 const CHECK_MAX_N = 256;
 
 /** gemmkit_dtype of gemmkit.h. */
-export const DT = Object.freeze({ F32: 0, F64: 1, F16: 2, BF16: 3, I8: 4, I32: 5, U8: 6 });
+export const DT = Object.freeze({
+  F32: 0, F64: 1, F16: 2, BF16: 3, I8: 4, I32: 5, U8: 6, I16: 8, I64: 9, C64: 13, C128: 14,
+});
 
-/** What is measured: input/output types, bytes per element, output unit roundoff. */
+/** What is measured: input/output types, bytes per element, output unit
+ * roundoff (0: exact), and optionally real parts per element (complex: 2),
+ * operations per n^3 (default 2), wrapping width in bits (exact modular
+ * check) and how the ratio to f32 is reported ("time": time / f32 time). */
 export const CONFIGS = [
   { name: "f32", in: DT.F32, out: DT.F32, inBytes: 4, outBytes: 4, unit: 2 ** -24 },
   { name: "bf16", in: DT.BF16, out: DT.BF16, inBytes: 2, outBytes: 2, unit: 2 ** -8 },
@@ -39,13 +52,19 @@ export const CONFIGS = [
   { name: "f16", in: DT.F16, out: DT.F16, inBytes: 2, outBytes: 2, unit: 2 ** -11 },
   { name: "f16->f32", in: DT.F16, out: DT.F32, inBytes: 2, outBytes: 4, unit: 2 ** -24 },
   { name: "int8", in: DT.I8, out: DT.I32, inBytes: 1, outBytes: 4, unit: 0 },
+  { name: "complex64", in: DT.C64, out: DT.C64, inBytes: 8, outBytes: 8, unit: 2 ** -24, parts: 2, ops: 8 },
+  { name: "int32", in: DT.I32, out: DT.I32, inBytes: 4, outBytes: 4, unit: 0, wrap: 32, ratio: "time" },
+  { name: "int16", in: DT.I16, out: DT.I16, inBytes: 2, outBytes: 2, unit: 0, wrap: 16, ratio: "time" },
 ];
 
-/** Issue #4's targets: rate(name) / rate(f32) >= min. */
+/** Targets: rate(name) / rate(f32) >= min (issue #4: bf16, f16, int8; the
+ * dtype issue: "simd128 complex64 at 512: at least 0.8x our simd128 float32
+ * at the same real flop count", checked here at every size measured). */
 export const TARGETS = [
   { name: "bf16", min: 0.7 },
   { name: "f16", min: 0.7 },
   { name: "int8", min: 1.0 },
+  { name: "complex64", min: 0.8 },
 ];
 
 // ---------------------------------------------------------------------------
@@ -123,12 +142,14 @@ function rng(seed) {
 }
 
 /** Fills memory at p with n*n random elements of cfg's input type; returns
- * their values as doubles (the reference's inputs). */
+ * their values as doubles (the reference's inputs; complex: interleaved
+ * re, im, so 2*count of them). */
 function fillInput(gk, p, cfg, count, seed) {
   const next = rng(seed);
-  const vals = new Float64Array(count);
   const buf = gk.memory.buffer;
-  if (cfg.in === DT.F32) {
+  if (cfg.in === DT.C64) count *= 2;
+  const vals = new Float64Array(count);
+  if (cfg.in === DT.F32 || cfg.in === DT.C64) {
     const v = new Float32Array(buf, p, count);
     for (let i = 0; i < count; i++) vals[i] = v[i] = 2 * next() - 1;
   } else if (cfg.in === DT.BF16) {
@@ -143,6 +164,13 @@ function fillInput(gk, p, cfg, count, seed) {
       v[i] = f64ToF16Bits(2 * next() - 1);
       vals[i] = f16BitsToF64(v[i]);
     }
+  } else if (cfg.in === DT.I32) {
+    // full range: the products and sums wrap modulo 2^32
+    const v = new Int32Array(buf, p, count);
+    for (let i = 0; i < count; i++) vals[i] = v[i] = Math.floor(4294967296 * next()) - 2147483648;
+  } else if (cfg.in === DT.I16) {
+    const v = new Int16Array(buf, p, count);
+    for (let i = 0; i < count; i++) vals[i] = v[i] = Math.floor(65536 * next()) - 32768;
   } else {
     const v = new Int8Array(buf, p, count);
     for (let i = 0; i < count; i++) vals[i] = v[i] = Math.floor(256 * next()) - 128;
@@ -153,15 +181,76 @@ function fillInput(gk, p, cfg, count, seed) {
 function readOutput(gk, p, cfg, count) {
   const buf = gk.memory.buffer;
   if (cfg.out === DT.F32) return Float64Array.from(new Float32Array(buf, p, count));
+  if (cfg.out === DT.C64) return Float64Array.from(new Float32Array(buf, p, 2 * count));
   if (cfg.out === DT.I32) return Float64Array.from(new Int32Array(buf, p, count));
+  if (cfg.out === DT.I16) return Float64Array.from(new Int16Array(buf, p, count));
   const bits = new Uint16Array(buf, p, count);
   const conv = cfg.out === DT.BF16 ? bf16BitsToF32 : f16BitsToF64;
   return Float64Array.from(bits, conv);
 }
 
+/** Exact wrapping reference: Math.imul and |0 compute modulo 2^32, which
+ * is BigInt.asIntN(32, exact sum); int16 keeps the low 16 bits of that.
+ * Returns the number of elements that differ (bound 0). */
+function checkWrapping(a, b, c, n, cfg) {
+  const ai = Int32Array.from(a);
+  const bi = Int32Array.from(b);
+  const row = new Int32Array(n);
+  const shift = 32 - cfg.wrap;
+  let wrong = 0;
+  for (let i = 0; i < n; i++) {
+    row.fill(0);
+    for (let p = 0; p < n; p++) {
+      const x = ai[i * n + p];
+      for (let j = 0; j < n; j++) row[j] = (row[j] + Math.imul(x, bi[p * n + j])) | 0;
+    }
+    for (let j = 0; j < n; j++) if (c[i * n + j] !== (row[j] << shift) >> shift) wrong++;
+  }
+  return { error: wrong, bound: 0, correct: wrong === 0 };
+}
+
+/** complex64 against a float64 complex product: max |err| / (eps * sum of
+ * the |terms|) over real and imaginary parts, each a real dot product of
+ * length 2k, held to 2 * (1 + 2k) (the f32 bound at depth 2k). */
+function checkComplex(a, b, c, n, cfg) {
+  let worst = 0;
+  const re = new Float64Array(n);
+  const im = new Float64Array(n);
+  const reAbs = new Float64Array(n);
+  const imAbs = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    re.fill(0);
+    im.fill(0);
+    reAbs.fill(0);
+    imAbs.fill(0);
+    for (let p = 0; p < n; p++) {
+      const xr = a[2 * (i * n + p)];
+      const xi = a[2 * (i * n + p) + 1];
+      for (let j = 0; j < n; j++) {
+        const yr = b[2 * (p * n + j)];
+        const yi = b[2 * (p * n + j) + 1];
+        re[j] += xr * yr - xi * yi;
+        im[j] += xr * yi + xi * yr;
+        reAbs[j] += Math.abs(xr * yr) + Math.abs(xi * yi);
+        imAbs[j] += Math.abs(xr * yi) + Math.abs(xi * yr);
+      }
+    }
+    for (let j = 0; j < n; j++) {
+      const q = 2 * (i * n + j);
+      worst = Math.max(worst,
+        Math.abs(c[q] - re[j]) / (cfg.unit * reAbs[j] + Number.MIN_VALUE),
+        Math.abs(c[q + 1] - im[j]) / (cfg.unit * imAbs[j] + Number.MIN_VALUE));
+    }
+  }
+  const bound = 2 * (1 + (2 * n * 2 ** -24) / cfg.unit);
+  return { error: worst, bound, correct: worst <= bound };
+}
+
 /** max |err| / (unit * (|A||B|)) and the bound gemmkit is held to
  * (int8: the number of elements that differ, bound 0). */
 function check(a, b, c, n, cfg) {
+  if (cfg.wrap) return checkWrapping(a, b, c, n, cfg);
+  if (cfg.parts === 2) return checkComplex(a, b, c, n, cfg);
   let worst = 0;
   let wrong = 0;
   const row = new Float64Array(n);
@@ -263,7 +352,7 @@ export function runBenchmark(builds, { sizes, rounds, log = console.log }) {
             if (round === 0 && n <= CHECK_MAX_N) checks.set(k, job.check());
             const secs = sample(job.run, true);
             if (!samples.has(k)) samples.set(k, []);
-            samples.get(k).push((2 * n ** 3) / secs / 1e9);
+            samples.get(k).push(((cfg.ops ?? 2) * n ** 3) / secs / 1e9);
           } catch (err) {
             failed.set(k, err.message);
           } finally {
@@ -281,7 +370,7 @@ export function runBenchmark(builds, { sizes, rounds, log = console.log }) {
         const k = key(isa, cfg.name, n);
         const xs = samples.get(k);
         rows.push({
-          isa, config: cfg.name, n,
+          isa, config: cfg.name, n, ops_per_n3: cfg.ops ?? 2,
           ...(xs ? { median: median(xs), max: Math.max(...xs), samples: xs } : {}),
           ...(checks.has(k) ? { check: checks.get(k) } : {}),
           ...(failed.has(k) ? { error: failed.get(k) } : {}),
@@ -296,8 +385,9 @@ export function printReport(report, sizes, rounds, log = console.log) {
   const get = (isa, cfg, n) => report.rows.find((r) => r.isa === isa && r.config === cfg && r.n === n);
   const pad = (s, w) => String(s).padStart(w);
   const isas = [...new Set(report.rows.map((r) => r.isa))];
-  log(`\nGFLOP/s (int8: GOP/s), median / max of ${rounds} rounds, single thread`);
-  log(`${"build  configuration".padEnd(28)}${sizes.map((n) => pad(n, 14)).join("")}`);
+  log(`\nGFLOP/s (integers: GOP/s, 2*n^3; complex64: real GFLOP/s, 8*n^3), ` +
+    `median / max of ${rounds} rounds, single thread`);
+  log(`${"build  configuration".padEnd(34)}${sizes.map((n) => pad(n, 14)).join("")}`);
   for (const isa of isas) {
     for (const cfg of CONFIGS) {
       const cells = sizes.map((n) => {
@@ -306,21 +396,30 @@ export function printReport(report, sizes, rounds, log = console.log) {
         const bad = r.check && !r.check.correct ? " !" : "";
         return pad(`${r.median.toFixed(1)} / ${r.max.toFixed(1)}${bad}`, 14);
       });
-      log(`${`${isa}  ${cfg.name}`.padEnd(28)}${cells.join("")}`);
+      log(`${`${isa}  ${cfg.name}`.padEnd(34)}${cells.join("")}`);
     }
   }
-  log("\nratios to the same build's f32 (medians); targets from issue #4");
+  log("\nratios to the same build's f32 (medians): rate / f32 rate (complex64 in real flops), " +
+    "int32/int16 time / f32 time; targets from the issues");
   const verdicts = [];
+  const ratioRows = [];
   for (const isa of isas) {
     for (const cfg of CONFIGS.filter((c) => c.name !== "f32")) {
       const target = TARGETS.find((t) => t.name === cfg.name);
       const ratios = sizes.map((n) => {
         const x = get(isa, cfg.name, n);
         const y = get(isa, "f32", n);
-        return x?.median && y?.median ? x.median / y.median : null;
+        if (!x?.median || !y?.median) return null;
+        // time per product: ops * n^3 / rate; time / f32 time
+        return cfg.ratio === "time" ? (2 * y.median) / ((cfg.ops ?? 2) * x.median) : x.median / y.median;
       });
-      const label = `${isa}  ${cfg.name} / f32${target ? ` (>= ${target.min})` : ""}`;
-      log(`${label.padEnd(28)}${ratios.map((v) => pad(v === null ? "-" : `${v.toFixed(2)}x`, 14)).join("")}`);
+      const what = cfg.ratio === "time" ? `${cfg.name} t / f32 t` : `${cfg.name} / f32`;
+      const label = `${isa}  ${what}${target ? ` (>= ${target.min})` : ""}`;
+      log(`${label.padEnd(34)}${ratios.map((v) => pad(v === null ? "-" : `${v.toFixed(2)}x`, 14)).join("")}`);
+      ratioRows.push({
+        isa, config: cfg.name, of: cfg.ratio === "time" ? "time / f32 time" : "rate / f32 rate",
+        ratios: Object.fromEntries(sizes.map((n, i) => [n, ratios[i]])),
+      });
       if (target && isa === "simd128") {
         const got = ratios.filter((v) => v !== null);
         verdicts.push({
@@ -349,7 +448,7 @@ export function printReport(report, sizes, rounds, log = console.log) {
     log("\ntargets (simd128, every size measured):");
     for (const v of verdicts) log(`  ${v.config} / f32 >= ${v.min}: ${v.met ? "met" : "NOT met"}`);
   }
-  return { verdicts, bad: bad.length, errors: errors.length };
+  return { verdicts, ratios: ratioRows, bad: bad.length, errors: errors.length };
 }
 
 async function main() {
@@ -377,7 +476,7 @@ async function main() {
       process.exit(2);
     }
     const d = gk.dispatchInfo();
-    const kernels = ["float32", "bfloat16", "float16", "int8"]
+    const kernels = ["float32", "bfloat16", "float16", "int8", "complex64", "int32", "int16"]
       .map((dt) => `${dt} ${d[dt]?.kernel ?? "(not in dispatch info)"}`).join(", ");
     console.log(`  ${isa}: ${kernels}`);
     builds[isa] = gk;
@@ -393,6 +492,7 @@ async function main() {
     rounds,
     builds: Object.fromEntries(Object.entries(builds).map(([isa, gk]) => [isa, gk.dispatchInfo()])),
     targets: summary.verdicts,
+    ratios: summary.ratios,
     rows: report.rows,
   };
   mkdirSync(path.dirname(out), { recursive: true });

@@ -24,14 +24,17 @@ constexpr int kMrReg = 4;
 #endif
 constexpr int kNr = 4;
 constexpr int kSkinnyNr = 0;  // no narrower tile
-// Complex tiles (kernel/complex.hpp): 4 x 4 complex64 is 8 accumulators +
-// 2 A + 2 B, the f32 budget; int64 as f64.
+// Complex tiles (kernel/complex.hpp): 4 x 3 complex64 is 6 accumulators +
+// 2 A + 2 B; measured in node 20 at 512, 4 x 4 (8 accumulators, the f32
+// budget) runs at 0.71x the f32 kernel's real flop rate (the products'
+// temporaries push V8 past its 15 registers), 4 x 3 at 1.1x, 4 x 2 at
+// 0.9x, 8 x 2 at 0.8x.  int64 as f64.
 #if defined(__wasm_simd128__)
 constexpr int kComplexMrReg = 1;
 #else
 constexpr int kComplexMrReg = 4;
 #endif
-constexpr int kComplexNr = 4;
+constexpr int kComplexNr = 3;
 constexpr int kInt64MrReg = kMrReg;
 constexpr int kInt64Nr = 4;
 }  // namespace gemmkit::isa_simd128
