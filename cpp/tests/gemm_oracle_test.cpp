@@ -4,8 +4,15 @@
 // reversed layouts; then float16/bfloat16 (both outputs), int8 -> int32 and
 // requantized int8/uint8 against exact or double references; then the fused
 // epilogues (bias, ReLU, leaky ReLU, clip) of every float type bit for bit,
-// NaN and -0 rules included.  Runs without Python, so it also checks the NEON
-// kernels under user-mode qemu.  Prints "N passed, N failed".
+// NaN and -0 rules included; then, through the operand door
+// (gemmkit_gemm_batched_ex), every wrapping integer pair (int8..uint64 in ==
+// out, and int8 -> int32) bit for bit against uint64_t sums, bool (or of
+// ands), complex64/complex128 with complex scalars and every conj_a/conj_b
+// combination against long double sums, in row-major, column-major,
+// reversed, in-place and batched layouts, and the door's refusals (complex
+// alpha on a real product, bool's alpha, an integer epilogue, conj_b on a
+// packed b).  Runs without Python, so it also checks the NEON kernels under
+// user-mode qemu.  Prints "N passed, N failed".
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -709,7 +716,26 @@ void check_bool(long m, long n, long k, int layout, long batch) {
   }
 }
 
-// Every integer pair and bool, over tile edges, layouts and scalars.
+// Every integer pair (the signed and unsigned type of one width share a
+// kernel, so both are checked) and bool, on one shape.
+void check_ring_pairs(long m, long n, long k, int layout, int abi, int c_mode, long batch) {
+  using std::int8_t, std::uint8_t, std::int16_t, std::uint16_t, std::int32_t, std::uint32_t;
+  using std::int64_t, std::uint64_t;
+  const int l = layout, ab = abi, c = c_mode;
+  check_ring<int8_t, int8_t>(GEMMKIT_I8, GEMMKIT_I8, m, n, k, l, ab, c, batch);
+  check_ring<uint8_t, uint8_t>(GEMMKIT_U8, GEMMKIT_U8, m, n, k, l, ab, c, batch);
+  check_ring<int16_t, int16_t>(GEMMKIT_I16, GEMMKIT_I16, m, n, k, l, ab, c, batch);
+  check_ring<uint16_t, uint16_t>(GEMMKIT_U16, GEMMKIT_U16, m, n, k, l, ab, c, batch);
+  check_ring<int32_t, int32_t>(GEMMKIT_I32, GEMMKIT_I32, m, n, k, l, ab, c, batch);
+  check_ring<uint32_t, uint32_t>(GEMMKIT_U32, GEMMKIT_U32, m, n, k, l, ab, c, batch);
+  check_ring<int64_t, int64_t>(GEMMKIT_I64, GEMMKIT_I64, m, n, k, l, ab, c, batch);
+  check_ring<uint64_t, uint64_t>(GEMMKIT_U64, GEMMKIT_U64, m, n, k, l, ab, c, batch);
+  check_ring<int8_t, int32_t>(GEMMKIT_I8, GEMMKIT_I32, m, n, k, l, ab, c, batch);
+  check_bool(m, n, k, l, batch);
+}
+
+// Over tile edges (every kernel's mr and nr, up to 32 x 12), layouts and
+// scalars.
 void check_rings() {
   const long dims[] = {1, 2, 3, 7, 17, 33, 65};
   const long depths[] = {1, 2, 5, 64, 300};
@@ -721,30 +747,13 @@ void check_rings() {
         const int layout = idx % 3, abi = (idx / 3) % 3;
         const int c_mode = abi == 0 ? (idx / 9) % 3 : 1 + (idx / 9) % 2;
         ++idx;
-        check_ring<std::int8_t, std::int8_t>(GEMMKIT_I8, GEMMKIT_I8, m, n, k, layout, abi, c_mode, 1);
-        check_ring<std::uint8_t, std::uint8_t>(GEMMKIT_U8, GEMMKIT_U8, m, n, k, layout, abi, c_mode, 1);
-        check_ring<std::int16_t, std::int16_t>(GEMMKIT_I16, GEMMKIT_I16, m, n, k, layout, abi, c_mode, 1);
-        check_ring<std::uint16_t, std::uint16_t>(GEMMKIT_U16, GEMMKIT_U16, m, n, k, layout, abi, c_mode, 1);
-        check_ring<std::int32_t, std::int32_t>(GEMMKIT_I32, GEMMKIT_I32, m, n, k, layout, abi, c_mode, 1);
-        check_ring<std::uint32_t, std::uint32_t>(GEMMKIT_U32, GEMMKIT_U32, m, n, k, layout, abi, c_mode, 1);
-        check_ring<std::int64_t, std::int64_t>(GEMMKIT_I64, GEMMKIT_I64, m, n, k, layout, abi, c_mode, 1);
-        check_ring<std::uint64_t, std::uint64_t>(GEMMKIT_U64, GEMMKIT_U64, m, n, k, layout, abi, c_mode, 1);
-        check_ring<std::int8_t, std::int32_t>(GEMMKIT_I8, GEMMKIT_I32, m, n, k, layout, abi, c_mode, 1);
-        check_bool(m, n, k, layout, 1);
+        check_ring_pairs(m, n, k, layout, abi, c_mode, 1);
       }
     }
   }
-  // One batched call each: three matrices at a batch stride with gaps.
-  check_ring<std::int8_t, std::int8_t>(GEMMKIT_I8, GEMMKIT_I8, 17, 33, 64, 0, 1, 1, 3);
-  check_ring<std::uint8_t, std::uint8_t>(GEMMKIT_U8, GEMMKIT_U8, 33, 7, 300, 1, 2, 2, 3);
-  check_ring<std::int16_t, std::int16_t>(GEMMKIT_I16, GEMMKIT_I16, 7, 65, 5, 2, 1, 1, 3);
-  check_ring<std::uint16_t, std::uint16_t>(GEMMKIT_U16, GEMMKIT_U16, 65, 17, 64, 0, 2, 2, 3);
-  check_ring<std::int32_t, std::int32_t>(GEMMKIT_I32, GEMMKIT_I32, 17, 17, 300, 1, 1, 1, 3);
-  check_ring<std::uint32_t, std::uint32_t>(GEMMKIT_U32, GEMMKIT_U32, 33, 65, 5, 2, 2, 2, 3);
-  check_ring<std::int64_t, std::int64_t>(GEMMKIT_I64, GEMMKIT_I64, 65, 33, 64, 0, 1, 1, 3);
-  check_ring<std::uint64_t, std::uint64_t>(GEMMKIT_U64, GEMMKIT_U64, 7, 17, 300, 1, 2, 2, 3);
-  check_ring<std::int8_t, std::int32_t>(GEMMKIT_I8, GEMMKIT_I32, 33, 33, 300, 2, 1, 1, 3);
-  check_bool(33, 17, 64, 1, 3);
+  // Batched: three matrices at a batch stride with gaps, own C and in place.
+  check_ring_pairs(17, 33, 64, 0, 1, 1, 3);
+  check_ring_pairs(65, 7, 300, 2, 2, 2, 3);
 }
 
 // complex64/complex128: alpha (0.5, -2), beta (1, 1), conj of a and/or b.
@@ -780,8 +789,8 @@ void check_complex(int code, long m, long n, long k, int layout, int flags, int 
   const double abs_alpha = std::hypot(alpha[0], alpha[1]), abs_beta = std::hypot(beta[0], beta[1]);
   // |a| and |b| once per element: the tolerance needs sum |a||b|.
   std::vector<double> ma(a.size() / 2), mb(b.size() / 2);
-  for (std::size_t i = 0; i < ma.size(); ++i) ma[i] = std::hypot(double(a[2 * i]), double(a[2 * i + 1]));
-  for (std::size_t i = 0; i < mb.size(); ++i) mb[i] = std::hypot(double(b[2 * i]), double(b[2 * i + 1]));
+  for (std::size_t i = 0; i < ma.size(); ++i) ma[i] = std::hypot(a[2 * i], a[2 * i + 1]);
+  for (std::size_t i = 0; i < mb.size(); ++i) mb[i] = std::hypot(b[2 * i], b[2 * i + 1]);
   long bad = st == GEMMKIT_OK ? 0 : 1;
   double worst = 0;
   for (long q = 0; q < batch; ++q) {
@@ -807,8 +816,9 @@ void check_complex(int code, long m, long n, long k, int layout, int flags, int 
           ri += beta[0] * ci + beta[1] * cr;
           cmag = std::hypot(double(cr), double(ci));
         }
-        const double tol = 16.0 * double(k + 2) * eps * (abs_alpha * mag + (c_mode ? abs_beta * cmag : 0));
-        const double er = std::fabs(double(o[2 * at] - rr)), ei = std::fabs(double(o[2 * at + 1] - ri));
+        const double tol = 16.0 * double(k + 2) * eps * (abs_alpha * mag + abs_beta * cmag);
+        const double er = std::fabs(double(o[2 * at] - rr));
+        const double ei = std::fabs(double(o[2 * at + 1] - ri));
         const double excess = (er > ei ? er : ei) - tol;
         if (!(excess <= 0)) {  // NaN counts as bad
           ++bad;
@@ -854,23 +864,27 @@ void check_door_errors() {
     ok = false;
     std::printf("  %s: status %d (want %d): %s\n", what, st, want, gemmkit_last_error());
   };
-  const Layout row22 = layout_of(2, 2, 0);
+  // 2 x 2 row-major operands.
+  auto op22 = [](void* p, int dtype, bool input, std::size_t elem) {
+    return operand_of(p, dtype, input ? GEMMKIT_OPERAND_READONLY : 0, 1, 0, 2, 2,
+                      layout_of(2, 2, 0), elem);
+  };
   float f[4] = {1, 2, 3, 4}, fo[4] = {};
-  const gemmkit_operand fa = operand_of(f, GEMMKIT_F32, GEMMKIT_OPERAND_READONLY, 1, 0, 2, 2, row22, 4);
-  const gemmkit_operand fout = operand_of(fo, GEMMKIT_F32, 0, 1, 0, 2, 2, row22, 4);
+  const gemmkit_operand fa = op22(f, GEMMKIT_F32, true, 4);
+  const gemmkit_operand fout = op22(fo, GEMMKIT_F32, false, 4);
   const double imag[2] = {1, 0.5}, one[2] = {1, 0}, two[2] = {2, 0}, zero[2] = {0, 0};
   expect(gemmkit_gemm_batched_ex(imag, &fa, &fa, nullptr, zero, nullptr, &fout, nullptr, 0),
          GEMMKIT_ERROR_VALUE, "imaginary", "complex alpha for float32");
   std::uint8_t t[4] = {1, 0, 1, 1}, to[4] = {};
-  const gemmkit_operand ta = operand_of(t, GEMMKIT_BOOL, GEMMKIT_OPERAND_READONLY, 1, 0, 2, 2, row22, 1);
-  const gemmkit_operand tout = operand_of(to, GEMMKIT_BOOL, 0, 1, 0, 2, 2, row22, 1);
+  const gemmkit_operand ta = op22(t, GEMMKIT_BOOL, true, 1);
+  const gemmkit_operand tout = op22(to, GEMMKIT_BOOL, false, 1);
   expect(gemmkit_gemm_batched_ex(two, &ta, &ta, nullptr, zero, nullptr, &tout, nullptr, 0),
          GEMMKIT_ERROR_VALUE, nullptr, "bool with alpha 2");
   // The ring products take no epilogue, even a bias of the right type.
   std::int16_t s[4] = {1, 2, 3, 4}, so[4] = {};
   std::int32_t bias[2] = {5, 6};
-  const gemmkit_operand sa = operand_of(s, GEMMKIT_I16, GEMMKIT_OPERAND_READONLY, 1, 0, 2, 2, row22, 2);
-  const gemmkit_operand sout = operand_of(so, GEMMKIT_I16, 0, 1, 0, 2, 2, row22, 2);
+  const gemmkit_operand sa = op22(s, GEMMKIT_I16, true, 2);
+  const gemmkit_operand sout = op22(so, GEMMKIT_I16, false, 2);
   gemmkit_epilogue epi{};
   epi.bias_kind = GEMMKIT_BIAS_PER_ROW;
   epi.bias = {bias, GEMMKIT_I32, GEMMKIT_OPERAND_READONLY, 1, 2, 1, 0, 1, 1};
@@ -878,8 +892,8 @@ void check_door_errors() {
          GEMMKIT_ERROR_DTYPE, nullptr, "bias epilogue on int16");
   // A packed b is used as packed: conj_b is refused, conj_a is not.
   float z[8] = {1, 2, 3, 4, 5, 6, 7, 8}, zo[8] = {};
-  const gemmkit_operand za = operand_of(z, GEMMKIT_C64, GEMMKIT_OPERAND_READONLY, 1, 0, 2, 2, row22, 8);
-  const gemmkit_operand zout = operand_of(zo, GEMMKIT_C64, 0, 1, 0, 2, 2, row22, 8);
+  const gemmkit_operand za = op22(z, GEMMKIT_C64, true, 8);
+  const gemmkit_operand zout = op22(zo, GEMMKIT_C64, false, 8);
   gemmkit_packed_rhs* packed = nullptr;
   expect(gemmkit_prepack_rhs(GEMMKIT_C64, 2, 2, z, 2, 1, &packed), GEMMKIT_OK, nullptr,
          "prepack complex64");

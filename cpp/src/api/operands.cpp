@@ -131,7 +131,7 @@ int typed_gemm(const double (&alpha)[2], const gemmkit_operand& a, const gemmkit
                const gemmkit_operand& out, const gemmkit_epilogue* e, int acc_code, int in,
                int flags) {
   using A = acc_t<L>;
-  A al, be;
+  A al{}, be{};
   int st;
   if ((st = check_family_rules<L>(alpha, beta, e, in)) ||
       (st = scalar_of<L>(alpha, "alpha", in, &al)) ||
