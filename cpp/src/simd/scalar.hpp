@@ -55,73 +55,32 @@ struct SimdOps<isa_scalar::Scalar, T> {
   static GEMMKIT_INLINE T reduce_sum(Reg v) { return v; }
 };
 
-// int32 lanes wrap modulo 2^32 like paddd/pmulld on every vector token: the
-// arithmetic runs in uint32_t, since signed overflow is undefined in C++.
-template <>
-struct SimdOps<isa_scalar::Scalar, std::int32_t> {
-  using Reg = std::int32_t;
+// int32 and int64 lanes wrap modulo 2^32 / 2^64 like the vector tokens'
+// paddd/pmulld (paddq/vpmullq): the arithmetic runs in the unsigned twin,
+// since signed overflow is undefined in C++.
+template <class T>
+  requires std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t>
+struct SimdOps<isa_scalar::Scalar, T> {
+  using Reg = T;
+  using U = std::make_unsigned_t<T>;
   static constexpr int kLanes = 1;
   static constexpr bool kFusedMulAdd = false;
 
   static GEMMKIT_INLINE Reg zero() { return 0; }
-  static GEMMKIT_INLINE Reg splat(std::int32_t v) { return v; }
-  static GEMMKIT_INLINE Reg loadu(const std::int32_t* p) { return *p; }
-  static GEMMKIT_INLINE void storeu(std::int32_t* p, Reg v) { *p = v; }
-  static GEMMKIT_INLINE Reg load_partial(const std::int32_t* p, int n) {
-    return n > 0 ? *p : 0;
-  }
-  static GEMMKIT_INLINE void store_partial(std::int32_t* p, Reg v, int n) {
+  static GEMMKIT_INLINE Reg splat(T v) { return v; }
+  static GEMMKIT_INLINE Reg loadu(const T* p) { return *p; }
+  static GEMMKIT_INLINE void storeu(T* p, Reg v) { *p = v; }
+  static GEMMKIT_INLINE Reg load_partial(const T* p, int n) { return n > 0 ? *p : 0; }
+  static GEMMKIT_INLINE void store_partial(T* p, Reg v, int n) {
     if (n > 0) *p = v;
   }
-  static GEMMKIT_INLINE Reg mul(Reg a, Reg b) {
-    return std::int32_t(std::uint32_t(a) * std::uint32_t(b));
-  }
-  static GEMMKIT_INLINE Reg add(Reg a, Reg b) {
-    return std::int32_t(std::uint32_t(a) + std::uint32_t(b));
-  }
-  static GEMMKIT_INLINE Reg mul_add(Reg a, Reg b, Reg c) {
-    return std::int32_t(std::uint32_t(a) * std::uint32_t(b) + std::uint32_t(c));
-  }
-  static GEMMKIT_INLINE Reg fnma(Reg a, Reg b, Reg c) {
-    return std::int32_t(std::uint32_t(c) - std::uint32_t(a) * std::uint32_t(b));
-  }
+  static GEMMKIT_INLINE Reg mul(Reg a, Reg b) { return T(U(a) * U(b)); }
+  static GEMMKIT_INLINE Reg add(Reg a, Reg b) { return T(U(a) + U(b)); }
+  static GEMMKIT_INLINE Reg mul_add(Reg a, Reg b, Reg c) { return T(U(a) * U(b) + U(c)); }
+  static GEMMKIT_INLINE Reg fnma(Reg a, Reg b, Reg c) { return T(U(c) - U(a) * U(b)); }
   static GEMMKIT_INLINE Reg max(Reg a, Reg b) { return a > b ? a : b; }
   static GEMMKIT_INLINE Reg min(Reg a, Reg b) { return a < b ? a : b; }
-  static GEMMKIT_INLINE std::int32_t reduce_sum(Reg v) { return v; }
-};
-
-// int64 lanes wrap modulo 2^64, likewise: the arithmetic runs in uint64_t.
-template <>
-struct SimdOps<isa_scalar::Scalar, std::int64_t> {
-  using Reg = std::int64_t;
-  static constexpr int kLanes = 1;
-  static constexpr bool kFusedMulAdd = false;
-
-  static GEMMKIT_INLINE Reg zero() { return 0; }
-  static GEMMKIT_INLINE Reg splat(std::int64_t v) { return v; }
-  static GEMMKIT_INLINE Reg loadu(const std::int64_t* p) { return *p; }
-  static GEMMKIT_INLINE void storeu(std::int64_t* p, Reg v) { *p = v; }
-  static GEMMKIT_INLINE Reg load_partial(const std::int64_t* p, int n) {
-    return n > 0 ? *p : 0;
-  }
-  static GEMMKIT_INLINE void store_partial(std::int64_t* p, Reg v, int n) {
-    if (n > 0) *p = v;
-  }
-  static GEMMKIT_INLINE Reg mul(Reg a, Reg b) {
-    return std::int64_t(std::uint64_t(a) * std::uint64_t(b));
-  }
-  static GEMMKIT_INLINE Reg add(Reg a, Reg b) {
-    return std::int64_t(std::uint64_t(a) + std::uint64_t(b));
-  }
-  static GEMMKIT_INLINE Reg mul_add(Reg a, Reg b, Reg c) {
-    return std::int64_t(std::uint64_t(a) * std::uint64_t(b) + std::uint64_t(c));
-  }
-  static GEMMKIT_INLINE Reg fnma(Reg a, Reg b, Reg c) {
-    return std::int64_t(std::uint64_t(c) - std::uint64_t(a) * std::uint64_t(b));
-  }
-  static GEMMKIT_INLINE Reg max(Reg a, Reg b) { return a > b ? a : b; }
-  static GEMMKIT_INLINE Reg min(Reg a, Reg b) { return a < b ? a : b; }
-  static GEMMKIT_INLINE std::int64_t reduce_sum(Reg v) { return v; }
+  static GEMMKIT_INLINE T reduce_sum(Reg v) { return v; }
 };
 
 // f16 / bf16 with an f32 accumulator: one lane through scalar/half.hpp.

@@ -1,11 +1,5 @@
 // L7 target avx512dq: the int64 family (int64 and uint64 products, wrapping)
-// with a one-instruction 64-bit multiply.
+// with a one-instruction 64-bit multiply (dispatch/exact_families-inl.hpp).
 #include "dispatch/targets/avx512dq/target.hpp"
-
-namespace gemmkit::isa_avx512dq {
-
-dispatch::Descriptor<std::int64_t> i64_descriptor() {
-  return family_descriptor<Widen<std::int64_t, std::int64_t, kInt64MrReg, kInt64Nr>::Family, 0>();
-}
-
-}  // namespace gemmkit::isa_avx512dq
+#define GEMMKIT_INT64_FAMILY
+#include "dispatch/exact_families-inl.hpp"

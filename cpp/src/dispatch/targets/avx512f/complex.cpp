@@ -1,14 +1,4 @@
-// L7 target avx512f: the complex split families (kernel/complex.hpp).
+// L7 target avx512f: the complex split families (dispatch/exact_families-inl.hpp).
 #include "dispatch/targets/avx512f/target.hpp"
-
-namespace gemmkit::isa_avx512f {
-
-dispatch::Descriptor<complex64> c64_descriptor() {
-  return family_descriptor<Complex<float, kComplexMrReg, kComplexNr>::Family, 0>();
-}
-
-dispatch::Descriptor<complex128> c128_descriptor() {
-  return family_descriptor<Complex<double, kComplexMrReg, kComplexNr>::Family, 0>();
-}
-
-}  // namespace gemmkit::isa_avx512f
+#define GEMMKIT_COMPLEX_FAMILIES
+#include "dispatch/exact_families-inl.hpp"
