@@ -10,20 +10,19 @@
 // copy compiled for one ISA may be linked into another's caller).
 //
 // What is checked, per token:
-//   int32 SimdOps   zero/splat/loadu/storeu exact (sentinels, misaligned);
-//                   load_partial/store_partial touch only [0, n) (sentinels,
-//                   and a guard page: the end of a mapping, or of the wasm
-//                   linear memory); add, mul, mul_add, fnma wrap modulo 2^32
-//                   (INT32_MIN/MAX products and sums included); max, min;
-//                   reduce_sum wraps; kFusedMulAdd is false
-//   int64 SimdOps   the same, for 64-bit lanes against a uint64_t model:
+//   int32 / int64   SimdOps<Token, T> for T = int32_t and int64_t, one
+//   SimdOps         template, against a wrapping model in T's unsigned twin:
 //                   zero/splat/loadu/storeu exact (sentinels, misaligned);
 //                   load_partial/store_partial for every n in [0, kLanes]
-//                   touch only [0, n) (sentinels and the guard); add, mul,
-//                   mul_add, fnma wrap modulo 2^64 (INT64_MIN/MAX products
-//                   and sums, 32-bit halves that carry, random 64-bit
-//                   values); max, min signed (operands equal in one 32-bit
-//                   half included); reduce_sum wraps; kFusedMulAdd is false
+//                   touch only [0, n) (sentinels, and a guard page: the end
+//                   of a mapping, or of the wasm linear memory); add, mul,
+//                   mul_add, fnma wrap modulo 2^32 / 2^64 (random lanes,
+//                   special values, 8-bit products; MIN/MAX products and
+//                   sums, MIN * -1, 2^h * 2^h for h half the lane width;
+//                   int64 also: sign-extended and unsigned 32-bit operands,
+//                   32-bit halves that carry); max, min signed (int64:
+//                   operands equal in one 32-bit half included); reduce_sum
+//                   wraps (MIN/MAX lanes included); kFusedMulAdd is false
 //   f16 / bf16      widening: all 65536 bit patterns through load_lhs,
 //                   load_out and splat_rhs equal scalar::to_float bit for
 //                   bit (NaN payloads included);
@@ -90,8 +89,8 @@ class KernelSimdConformance {
   // want_requant_vector: the kRequantVector the unit expects of this token.
   int run(bool want_requant_vector) {
     int before = failures;
-    int32_ops();
-    int64_ops();
+    int_ops<int32_t>();
+    int_ops<int64_t>();
     narrow_seam<float16>("f16");
     narrow_seam<bfloat16>("bf16");
     f32_twin<float16>("f16->f32");
@@ -153,7 +152,6 @@ class KernelSimdConformance {
 
   using F32Ops = simd::SimdOps<Token, float>;
   using I32Ops = simd::SimdOps<Token, int32_t>;
-  using I64Ops = simd::SimdOps<Token, int64_t>;
 
   uint64_t state_ = 0x243f6a8885a308d3ull;
 
@@ -198,7 +196,6 @@ class KernelSimdConformance {
   }
   static uint32_t bits(float f) { return scalar::float_bits(f); }
   static unsigned long long u32(int32_t v) { return uint32_t(v); }
-  static unsigned long long u64(int64_t v) { return uint64_t(v); }
   // next() has 47 random bits; two of them cover all 64.
   uint64_t next64() { return (next() << 32) ^ next(); }
 
@@ -209,14 +206,42 @@ class KernelSimdConformance {
   }
 
   // ------------------------------------------------------------------
-  // SimdOps<Token, int32_t>
+  // SimdOps<Token, T> for T = int32_t and int64_t, against a wrapping
+  // model in U, T's unsigned twin
   // ------------------------------------------------------------------
 
-  static int32_t wrap_add(int32_t a, int32_t b) { return int32_t(uint32_t(a) + uint32_t(b)); }
-  static int32_t wrap_mul(int32_t a, int32_t b) { return int32_t(uint32_t(a) * uint32_t(b)); }
-  static int32_t wrap_sub(int32_t a, int32_t b) { return int32_t(uint32_t(a) - uint32_t(b)); }
+  template <class T>
+  using Unsigned = std::make_unsigned_t<T>;
 
-  int32_t special_i32(uint64_t which) {
+  template <class T>
+  static T wrap_add(T a, T b) { return T(Unsigned<T>(a) + Unsigned<T>(b)); }
+  template <class T>
+  static T wrap_mul(T a, T b) { return T(Unsigned<T>(a) * Unsigned<T>(b)); }
+  template <class T>
+  static T wrap_sub(T a, T b) { return T(Unsigned<T>(a) - Unsigned<T>(b)); }
+
+  // One lane, compared as U; the check is named "i32 <what>" / "i64 <what>".
+  template <class T>
+  void expect_lane(T got, T want, const char* what, long index) {
+    ++checks;
+    if (got != want) {
+      char name[128];
+      snprintf(name, sizeof name, "%s %s", sizeof(T) == 4 ? "i32" : "i64", what);
+      fail(name, index, Unsigned<T>(got), Unsigned<T>(want));
+    }
+  }
+
+  // A lane with every bit random.
+  template <class T>
+  T random_lane() {
+    if constexpr (sizeof(T) == 4) {
+      return T(uint32_t(next()));
+    } else {
+      return T(next64());
+    }
+  }
+
+  static int32_t special_i32(uint64_t which) {
     switch (which % 12) {
       case 0: return INT32_MIN;
       case 1: return INT32_MAX;
@@ -232,126 +257,7 @@ class KernelSimdConformance {
       default: return 127;
     }
   }
-
-  void int32_ops() {
-    if constexpr (!HasSimdOps<Token, int32_t>::value) {
-      fail("no SimdOps<Token, int32_t>", 0, 0, 1);
-    } else {
-      using Ops = I32Ops;
-      constexpr int L = Ops::kLanes;
-      constexpr int kBuf = L + 17;
-      static_assert(!Ops::kFusedMulAdd, "integer mul_add has no rounding to fuse");
-      const int32_t sentinel = int32_t(0xA5A5A5A5u);
-      int32_t a[kBuf], b[kBuf], c[kBuf], out[kBuf];
-
-      Ops::storeu(out, Ops::zero());
-      for (int i = 0; i < L; ++i) expect_eq(u32(out[i]), 0, "i32 zero", i);
-      static const int32_t kSplats[] = {INT32_MIN, INT32_MAX, -1, 0, 12345};
-      for (int32_t v : kSplats) {
-        Ops::storeu(out, Ops::splat(v));
-        for (int i = 0; i < L; ++i) expect_eq(u32(out[i]), u32(v), "i32 splat", i);
-      }
-      // loadu/storeu misaligned by 1..3 elements, sentinels around.
-      for (int i = 0; i < kBuf; ++i) a[i] = int32_t(uint32_t(next()));
-      for (int off = 0; off < 3; ++off) {
-        for (int i = 0; i < kBuf; ++i) out[i] = sentinel;
-        Ops::storeu(out + 8 + off, Ops::loadu(a + 1 + off));
-        for (int i = 0; i < kBuf; ++i) {
-          const int lane = i - 8 - off;
-          const bool inside = lane >= 0 && lane < L;
-          expect_eq(u32(out[i]), u32(inside ? a[1 + off + lane] : sentinel),
-                    inside ? "i32 loadu/storeu" : "i32 storeu past kLanes", lane);
-        }
-      }
-      // Partials with sentinels.
-      for (int n = 0; n <= L; ++n) {
-        for (int i = 0; i < kBuf; ++i) b[i] = i < 1 + n ? a[i] : sentinel;
-        Ops::storeu(out, Ops::load_partial(b + 1, n));
-        for (int i = 0; i < L; ++i) {
-          expect_eq(u32(out[i]), u32(i < n ? b[1 + i] : 0), "i32 load_partial", n * 100 + i);
-        }
-        for (int i = 0; i < kBuf; ++i) out[i] = sentinel;
-        Ops::store_partial(out + 8, Ops::loadu(a), n);
-        for (int i = 0; i < kBuf; ++i) {
-          const int lane = i - 8;
-          const bool written = lane >= 0 && lane < n;
-          expect_eq(u32(out[i]), u32(written ? a[lane] : sentinel),
-                    written ? "i32 store_partial" : "i32 store_partial past n", n * 100 + lane);
-        }
-      }
-      // Partials at a guard.
-      GuardEnd<Token> guard;
-      if (!guard.ok()) {
-        fail("could not map a guard page", 0, 0, 1);
-      } else {
-        for (int n = 0; n <= L; ++n) {
-          int32_t* p = reinterpret_cast<int32_t*>(guard.end()) - n;
-          for (int i = 0; i < n; ++i) p[i] = a[i];
-          Ops::storeu(out, Ops::load_partial(p, n));
-          for (int i = 0; i < L; ++i) {
-            expect_eq(u32(out[i]), u32(i < n ? a[i] : 0), "i32 load_partial at guard", n);
-          }
-          for (int i = 0; i < n; ++i) p[i] = 0;
-          Ops::store_partial(p, Ops::loadu(a + 1), n);
-          for (int i = 0; i < n; ++i) {
-            expect_eq(u32(p[i]), u32(a[1 + i]), "i32 store_partial at guard", n);
-          }
-        }
-      }
-      // Arithmetic, wrapping.
-      for (int round = 0; round < 300; ++round) {
-        for (int i = 0; i < L; ++i) {
-          uint64_t r = next();
-          a[i] = (r & 1) ? special_i32(r >> 3) : int32_t(uint32_t(next()));
-          b[i] = (r & 2) ? special_i32(r >> 9) : int32_t(uint32_t(next()));
-          c[i] = (r & 4) ? special_i32(r >> 15) : int32_t(uint32_t(next()));
-          if (round % 3 == 0) {  // small values too: 8-bit products
-            a[i] = int32_t(int8_t(a[i]));
-            b[i] = int32_t(int8_t(b[i]));
-          }
-        }
-        const auto va = Ops::loadu(a), vb = Ops::loadu(b), vc = Ops::loadu(c);
-        Ops::storeu(out, Ops::add(va, vb));
-        for (int i = 0; i < L; ++i) expect_eq(u32(out[i]), u32(wrap_add(a[i], b[i])), "i32 add", i);
-        Ops::storeu(out, Ops::mul(va, vb));
-        for (int i = 0; i < L; ++i) expect_eq(u32(out[i]), u32(wrap_mul(a[i], b[i])), "i32 mul", i);
-        Ops::storeu(out, Ops::mul_add(va, vb, vc));
-        for (int i = 0; i < L; ++i) {
-          expect_eq(u32(out[i]), u32(wrap_add(wrap_mul(a[i], b[i]), c[i])), "i32 mul_add", i);
-        }
-        Ops::storeu(out, Ops::fnma(va, vb, vc));
-        for (int i = 0; i < L; ++i) {
-          expect_eq(u32(out[i]), u32(wrap_sub(c[i], wrap_mul(a[i], b[i]))), "i32 fnma", i);
-        }
-        Ops::storeu(out, Ops::max(va, vb));
-        for (int i = 0; i < L; ++i) expect_eq(u32(out[i]), u32(a[i] > b[i] ? a[i] : b[i]), "i32 max", i);
-        Ops::storeu(out, Ops::min(va, vb));
-        for (int i = 0; i < L; ++i) expect_eq(u32(out[i]), u32(a[i] < b[i] ? a[i] : b[i]), "i32 min", i);
-        int32_t sum = 0;
-        for (int i = 0; i < L; ++i) sum = wrap_add(sum, a[i]);
-        expect_eq(u32(Ops::reduce_sum(va)), u32(sum), "i32 reduce_sum", round);
-      }
-      // Known wrap-arounds, independent of the wrap_* helpers.
-      expect_eq(u32(Ops::reduce_sum(Ops::splat(INT32_MAX))), u32(int32_t(uint32_t(L) * 0x7fffffffu)),
-                "i32 reduce_sum of INT32_MAX lanes", L);
-      Ops::storeu(out, Ops::add(Ops::splat(INT32_MAX), Ops::splat(1)));
-      expect_eq(u32(out[0]), 0x80000000u, "i32 INT32_MAX + 1", 0);
-      Ops::storeu(out, Ops::mul(Ops::splat(65536), Ops::splat(65536)));
-      expect_eq(u32(out[L - 1]), 0, "i32 65536 * 65536", L - 1);
-      Ops::storeu(out, Ops::mul_add(Ops::splat(INT32_MIN), Ops::splat(-1), Ops::splat(0)));
-      expect_eq(u32(out[0]), 0x80000000u, "i32 INT32_MIN * -1", 0);
-    }
-  }
-
-  // ------------------------------------------------------------------
-  // SimdOps<Token, int64_t>
-  // ------------------------------------------------------------------
-
-  static int64_t wrap_add64(int64_t a, int64_t b) { return int64_t(uint64_t(a) + uint64_t(b)); }
-  static int64_t wrap_mul64(int64_t a, int64_t b) { return int64_t(uint64_t(a) * uint64_t(b)); }
-  static int64_t wrap_sub64(int64_t a, int64_t b) { return int64_t(uint64_t(a) - uint64_t(b)); }
-
-  int64_t special_i64(uint64_t which) {
+  static int64_t special_i64(uint64_t which) {
     switch (which % 16) {
       case 0: return INT64_MIN;
       case 1: return INT64_MAX;
@@ -371,37 +277,83 @@ class KernelSimdConformance {
       default: return 0x7fffffff80000000ll;
     }
   }
-
-  void int64_ops() {
-    if constexpr (!HasSimdOps<Token, int64_t>::value) {
-      fail("no SimdOps<Token, int64_t>", 0, 0, 1);
+  template <class T>
+  static T special_lane(uint64_t which) {
+    if constexpr (sizeof(T) == 4) {
+      return special_i32(which);
     } else {
-      using Ops = I64Ops;
+      return special_i64(which);
+    }
+  }
+
+  // The operand shape of an arithmetic round: every third (int32) or sixth
+  // (int64) round has 8-bit values; int64 rounds also cycle through
+  // operands whose 32-bit halves are what matters.
+  template <class T>
+  void shape_operands(int round, uint64_t r, T& a, T& b) {
+    constexpr bool kWide = sizeof(T) == 8;
+    const int shape = round % (kWide ? 6 : 3);
+    if (shape == 0) {  // small values: 8-bit products
+      a = T(int8_t(a));
+      b = T(int8_t(b));
+    } else if constexpr (kWide) {
+      switch (shape) {
+        case 1:  // sign-extended 32-bit values: the high halves are 0 or ~0
+          a = T(int32_t(uint32_t(a)));
+          b = T(int32_t(uint32_t(b)));
+          break;
+        case 2:  // unsigned 32-bit values: lo*lo alone, up to 2^64 - 2^33 + 1
+          a = T(uint32_t(a));
+          b = T(uint32_t(b));
+          break;
+        case 3:  // equal high halves: max/min must compare the low ones too
+          b = T(uint64_t(a) ^ (next() & 0xffffffffu));
+          break;
+        case 4:  // equal low halves, and sometimes equal operands
+          b = (r & 8) ? a : T((uint64_t(a) & 0xffffffffu) ^ (next64() << 32));
+          break;
+        default:
+          break;
+      }
+    }
+  }
+
+  template <class T>
+  void int_ops() {
+    if constexpr (!HasSimdOps<Token, T>::value) {
+      fail(sizeof(T) == 4 ? "no SimdOps<Token, int32_t>" : "no SimdOps<Token, int64_t>", 0, 0, 1);
+    } else {
+      using Ops = simd::SimdOps<Token, T>;
+      using U = Unsigned<T>;
+      constexpr bool kWide = sizeof(T) == 8;
       constexpr int L = Ops::kLanes;
       constexpr int kBuf = L + 17;
       static_assert(!Ops::kFusedMulAdd, "integer mul_add has no rounding to fuse");
-      static_assert(sizeof(typename Ops::Reg) == sizeof(int64_t) * L, "one register of int64");
-      const int64_t sentinel = int64_t(0xA5A5A5A5A5A5A5A5ull);
-      int64_t a[kBuf], b[kBuf], c[kBuf], out[kBuf];
+      static_assert(sizeof(typename Ops::Reg) == sizeof(T) * L, "one register of T");
+      constexpr T kMax = T(U(~U(0)) >> 1);
+      constexpr T kMin = T(-kMax - 1);
+      constexpr T kHalfBit = T(U(1) << (4 * sizeof(T)));  // 2^16, 2^32
+      constexpr T kLowOnes = T(U(~U(0)) >> (4 * sizeof(T)));  // 2^16 - 1, 2^32 - 1
+      const T sentinel = T(U(0xA5A5A5A5A5A5A5A5ull));
+      T a[kBuf], b[kBuf], c[kBuf], out[kBuf];
 
       Ops::storeu(out, Ops::zero());
-      for (int i = 0; i < L; ++i) expect_eq(u64(out[i]), 0, "i64 zero", i);
-      static const int64_t kSplats[] = {INT64_MIN, INT64_MAX, -1, 0, 0x0123456789abcdefll,
-                                        0xffffffffll};
-      for (int64_t v : kSplats) {
+      for (int i = 0; i < L; ++i) expect_lane<T>(out[i], 0, "zero", i);
+      const T splats[] = {kMin, kMax, -1, 0, kWide ? T(0x0123456789abcdefll) : T(12345), kLowOnes};
+      for (T v : splats) {
         Ops::storeu(out, Ops::splat(v));
-        for (int i = 0; i < L; ++i) expect_eq(u64(out[i]), u64(v), "i64 splat", i);
+        for (int i = 0; i < L; ++i) expect_lane<T>(out[i], v, "splat", i);
       }
       // loadu/storeu misaligned by 1..3 elements, sentinels around.
-      for (int i = 0; i < kBuf; ++i) a[i] = int64_t(next64());
+      for (int i = 0; i < kBuf; ++i) a[i] = random_lane<T>();
       for (int off = 0; off < 3; ++off) {
         for (int i = 0; i < kBuf; ++i) out[i] = sentinel;
         Ops::storeu(out + 8 + off, Ops::loadu(a + 1 + off));
         for (int i = 0; i < kBuf; ++i) {
           const int lane = i - 8 - off;
           const bool inside = lane >= 0 && lane < L;
-          expect_eq(u64(out[i]), u64(inside ? a[1 + off + lane] : sentinel),
-                    inside ? "i64 loadu/storeu" : "i64 storeu past kLanes", lane);
+          expect_lane<T>(out[i], inside ? a[1 + off + lane] : sentinel,
+                         inside ? "loadu/storeu" : "storeu past kLanes", lane);
         }
       }
       // Partials with sentinels, every n in [0, kLanes].
@@ -409,15 +361,15 @@ class KernelSimdConformance {
         for (int i = 0; i < kBuf; ++i) b[i] = i < 1 + n ? a[i] : sentinel;
         Ops::storeu(out, Ops::load_partial(b + 1, n));
         for (int i = 0; i < L; ++i) {
-          expect_eq(u64(out[i]), u64(i < n ? b[1 + i] : 0), "i64 load_partial", n * 100 + i);
+          expect_lane<T>(out[i], i < n ? b[1 + i] : 0, "load_partial", n * 100 + i);
         }
         for (int i = 0; i < kBuf; ++i) out[i] = sentinel;
         Ops::store_partial(out + 8, Ops::loadu(a), n);
         for (int i = 0; i < kBuf; ++i) {
           const int lane = i - 8;
           const bool written = lane >= 0 && lane < n;
-          expect_eq(u64(out[i]), u64(written ? a[lane] : sentinel),
-                    written ? "i64 store_partial" : "i64 store_partial past n", n * 100 + lane);
+          expect_lane<T>(out[i], written ? a[lane] : sentinel,
+                         written ? "store_partial" : "store_partial past n", n * 100 + lane);
         }
       }
       // Partials at a guard.
@@ -426,98 +378,75 @@ class KernelSimdConformance {
         fail("could not map a guard page", 0, 0, 1);
       } else {
         for (int n = 0; n <= L; ++n) {
-          int64_t* p = reinterpret_cast<int64_t*>(guard.end()) - n;
+          T* p = reinterpret_cast<T*>(guard.end()) - n;
           for (int i = 0; i < n; ++i) p[i] = a[i];
           Ops::storeu(out, Ops::load_partial(p, n));
           for (int i = 0; i < L; ++i) {
-            expect_eq(u64(out[i]), u64(i < n ? a[i] : 0), "i64 load_partial at guard", n);
+            expect_lane<T>(out[i], i < n ? a[i] : 0, "load_partial at guard", n);
           }
           for (int i = 0; i < n; ++i) p[i] = 0;
           Ops::store_partial(p, Ops::loadu(a + 1), n);
-          for (int i = 0; i < n; ++i) {
-            expect_eq(u64(p[i]), u64(a[1 + i]), "i64 store_partial at guard", n);
-          }
+          for (int i = 0; i < n; ++i) expect_lane<T>(p[i], a[1 + i], "store_partial at guard", n);
         }
       }
-      // Arithmetic, wrapping, against the uint64_t model.
-      for (int round = 0; round < 600; ++round) {
+      // Arithmetic, wrapping, against the U model.
+      for (int round = 0; round < (kWide ? 600 : 300); ++round) {
         for (int i = 0; i < L; ++i) {
-          uint64_t r = next();
-          a[i] = (r & 1) ? special_i64(r >> 3) : int64_t(next64());
-          b[i] = (r & 2) ? special_i64(r >> 9) : int64_t(next64());
-          c[i] = (r & 4) ? special_i64(r >> 15) : int64_t(next64());
-          switch (round % 6) {
-            case 0:  // small values: 8-bit products
-              a[i] = int64_t(int8_t(a[i]));
-              b[i] = int64_t(int8_t(b[i]));
-              break;
-            case 1:  // sign-extended 32-bit values: the high halves are 0 or ~0
-              a[i] = int64_t(int32_t(uint32_t(a[i])));
-              b[i] = int64_t(int32_t(uint32_t(b[i])));
-              break;
-            case 2:  // unsigned 32-bit values: lo*lo alone, up to 2^64 - 2^33 + 1
-              a[i] = int64_t(uint32_t(a[i]));
-              b[i] = int64_t(uint32_t(b[i]));
-              break;
-            case 3:  // equal high halves: max/min must compare the low ones too
-              b[i] = int64_t(uint64_t(a[i]) ^ (next() & 0xffffffffu));
-              break;
-            case 4:  // equal low halves, and sometimes equal operands
-              b[i] = (r & 8) ? a[i]
-                             : int64_t((uint64_t(a[i]) & 0xffffffffu) ^ (next64() << 32));
-              break;
-            default:
-              break;
-          }
+          const uint64_t r = next();
+          a[i] = (r & 1) ? special_lane<T>(r >> 3) : random_lane<T>();
+          b[i] = (r & 2) ? special_lane<T>(r >> 9) : random_lane<T>();
+          c[i] = (r & 4) ? special_lane<T>(r >> 15) : random_lane<T>();
+          shape_operands<T>(round, r, a[i], b[i]);
         }
         const auto va = Ops::loadu(a), vb = Ops::loadu(b), vc = Ops::loadu(c);
         Ops::storeu(out, Ops::add(va, vb));
-        for (int i = 0; i < L; ++i) expect_eq(u64(out[i]), u64(wrap_add64(a[i], b[i])), "i64 add", i);
+        for (int i = 0; i < L; ++i) expect_lane<T>(out[i], wrap_add(a[i], b[i]), "add", i);
         Ops::storeu(out, Ops::mul(va, vb));
-        for (int i = 0; i < L; ++i) expect_eq(u64(out[i]), u64(wrap_mul64(a[i], b[i])), "i64 mul", i);
+        for (int i = 0; i < L; ++i) expect_lane<T>(out[i], wrap_mul(a[i], b[i]), "mul", i);
         Ops::storeu(out, Ops::mul_add(va, vb, vc));
         for (int i = 0; i < L; ++i) {
-          expect_eq(u64(out[i]), u64(wrap_add64(wrap_mul64(a[i], b[i]), c[i])), "i64 mul_add", i);
+          expect_lane<T>(out[i], wrap_add(wrap_mul(a[i], b[i]), c[i]), "mul_add", i);
         }
         Ops::storeu(out, Ops::fnma(va, vb, vc));
         for (int i = 0; i < L; ++i) {
-          expect_eq(u64(out[i]), u64(wrap_sub64(c[i], wrap_mul64(a[i], b[i]))), "i64 fnma", i);
+          expect_lane<T>(out[i], wrap_sub(c[i], wrap_mul(a[i], b[i])), "fnma", i);
         }
         Ops::storeu(out, Ops::max(va, vb));
-        for (int i = 0; i < L; ++i) expect_eq(u64(out[i]), u64(a[i] > b[i] ? a[i] : b[i]), "i64 max", i);
+        for (int i = 0; i < L; ++i) expect_lane<T>(out[i], a[i] > b[i] ? a[i] : b[i], "max", i);
         Ops::storeu(out, Ops::min(va, vb));
-        for (int i = 0; i < L; ++i) expect_eq(u64(out[i]), u64(a[i] < b[i] ? a[i] : b[i]), "i64 min", i);
-        int64_t sum = 0;
-        for (int i = 0; i < L; ++i) sum = wrap_add64(sum, a[i]);
-        expect_eq(u64(Ops::reduce_sum(va)), u64(sum), "i64 reduce_sum", round);
+        for (int i = 0; i < L; ++i) expect_lane<T>(out[i], a[i] < b[i] ? a[i] : b[i], "min", i);
+        T sum = 0;
+        for (int i = 0; i < L; ++i) sum = wrap_add(sum, a[i]);
+        expect_lane<T>(Ops::reduce_sum(va), sum, "reduce_sum", round);
       }
-      // Known wrap-arounds, independent of the wrap_* helpers.
-      expect_eq(u64(Ops::reduce_sum(Ops::splat(INT64_MAX))),
-                uint64_t(L) * 0x7fffffffffffffffull, "i64 reduce_sum of INT64_MAX lanes", L);
-      expect_eq(u64(Ops::reduce_sum(Ops::splat(INT64_MIN))), L % 2 == 0 ? 0 : 0x8000000000000000ull,
-                "i64 reduce_sum of INT64_MIN lanes", L);
-      Ops::storeu(out, Ops::add(Ops::splat(INT64_MAX), Ops::splat(1)));
-      expect_eq(u64(out[0]), 0x8000000000000000ull, "i64 INT64_MAX + 1", 0);
-      Ops::storeu(out, Ops::add(Ops::splat(INT64_MIN), Ops::splat(-1)));
-      expect_eq(u64(out[L - 1]), 0x7fffffffffffffffull, "i64 INT64_MIN - 1", L - 1);
-      Ops::storeu(out, Ops::mul(Ops::splat(int64_t(1) << 32), Ops::splat(int64_t(1) << 32)));
-      expect_eq(u64(out[L - 1]), 0, "i64 2^32 * 2^32", L - 1);
-      Ops::storeu(out, Ops::mul(Ops::splat(0xffffffffll), Ops::splat(0xffffffffll)));
-      expect_eq(u64(out[0]), 0xfffffffe00000001ull, "i64 (2^32 - 1)^2", 0);
-      Ops::storeu(out, Ops::mul(Ops::splat(INT64_MAX), Ops::splat(INT64_MAX)));
-      expect_eq(u64(out[0]), 1, "i64 INT64_MAX * INT64_MAX", 0);
-      Ops::storeu(out, Ops::mul(Ops::splat(INT64_MIN), Ops::splat(INT64_MIN)));
-      expect_eq(u64(out[L - 1]), 0, "i64 INT64_MIN * INT64_MIN", L - 1);
+      // Known wrap-arounds, independent of the wrap_* helpers (MAX, MIN:
+      // INT32_ or INT64_; h = 16 or 32, half the lane width).
+      expect_lane<T>(Ops::reduce_sum(Ops::splat(kMax)), T(U(L) * U(kMax)),
+                     "reduce_sum of MAX lanes", L);
+      expect_lane<T>(Ops::reduce_sum(Ops::splat(kMin)), L % 2 == 0 ? T(0) : kMin,
+                     "reduce_sum of MIN lanes", L);
+      Ops::storeu(out, Ops::add(Ops::splat(kMax), Ops::splat(1)));
+      expect_lane<T>(out[0], kMin, "MAX + 1", 0);
+      Ops::storeu(out, Ops::add(Ops::splat(kMin), Ops::splat(-1)));
+      expect_lane<T>(out[L - 1], kMax, "MIN - 1", L - 1);
+      Ops::storeu(out, Ops::mul(Ops::splat(kHalfBit), Ops::splat(kHalfBit)));
+      expect_lane<T>(out[L - 1], 0, "2^h * 2^h", L - 1);
+      Ops::storeu(out, Ops::mul(Ops::splat(kLowOnes), Ops::splat(kLowOnes)));
+      expect_lane<T>(out[0], T(U(kWide ? 0xfffffffe00000001ull : 0xfffe0001ull)), "(2^h - 1)^2", 0);
+      Ops::storeu(out, Ops::mul(Ops::splat(kMax), Ops::splat(kMax)));
+      expect_lane<T>(out[0], 1, "MAX * MAX", 0);
+      Ops::storeu(out, Ops::mul(Ops::splat(kMin), Ops::splat(kMin)));
+      expect_lane<T>(out[L - 1], 0, "MIN * MIN", L - 1);
       Ops::storeu(out, Ops::mul(Ops::splat(-1), Ops::splat(-1)));
-      expect_eq(u64(out[0]), 1, "i64 -1 * -1", 0);
-      Ops::storeu(out, Ops::mul_add(Ops::splat(INT64_MIN), Ops::splat(-1), Ops::splat(0)));
-      expect_eq(u64(out[0]), 0x8000000000000000ull, "i64 INT64_MIN * -1", 0);
-      Ops::storeu(out, Ops::fnma(Ops::splat(INT64_MAX), Ops::splat(-1), Ops::splat(1)));
-      expect_eq(u64(out[L - 1]), 0x8000000000000000ull, "i64 1 - INT64_MAX * -1", L - 1);
-      Ops::storeu(out, Ops::max(Ops::splat(INT64_MIN), Ops::splat(INT64_MAX)));
-      expect_eq(u64(out[0]), 0x7fffffffffffffffull, "i64 max(INT64_MIN, INT64_MAX)", 0);
-      Ops::storeu(out, Ops::min(Ops::splat(-1), Ops::splat(0xffffffffll)));
-      expect_eq(u64(out[0]), ~0ull, "i64 min(-1, 2^32 - 1)", 0);
+      expect_lane<T>(out[0], 1, "-1 * -1", 0);
+      Ops::storeu(out, Ops::mul_add(Ops::splat(kMin), Ops::splat(-1), Ops::splat(0)));
+      expect_lane<T>(out[0], kMin, "MIN * -1", 0);
+      Ops::storeu(out, Ops::fnma(Ops::splat(kMax), Ops::splat(-1), Ops::splat(1)));
+      expect_lane<T>(out[L - 1], kMin, "1 - MAX * -1", L - 1);
+      Ops::storeu(out, Ops::max(Ops::splat(kMin), Ops::splat(kMax)));
+      expect_lane<T>(out[0], kMax, "max(MIN, MAX)", 0);
+      Ops::storeu(out, Ops::min(Ops::splat(-1), Ops::splat(kLowOnes)));
+      expect_lane<T>(out[0], -1, "min(-1, 2^h - 1)", 0);
     }
   }
 
