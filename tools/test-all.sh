@@ -11,8 +11,11 @@
 #      asan       the same C++ tests built with ASan + UBSan in build/asan
 #                 (any report fails them: -fno-sanitize-recover=all)
 #   6. pytest     tests/api + tests/native against the installed wheel
-#   7. wasm-tests tests/wasm (node:test suites, Pyodide on node, headless
-#                 Chromium; the suite drives node itself)
+#   7. wasm-tests tests/wasm (node:test suites, the refusal without SIMD,
+#                 headless Chromium; the suite drives node itself)
+#   8. pyodide-*  inside Pyodide through pytest-pyodide, on node and
+#                 Chromium: tests/api (--run-in-pyodide, default and scalar
+#                 pins) and tests/pyodide (@run_in_pyodide)
 #
 # Steps 1-2 stop the run when they fail (nothing can be tested without them).
 # A failed build in 3 or 4 is recorded (and 4's failure skips ctest, which
@@ -192,5 +195,36 @@ GEMMKIT_BUILD_DIR="$OBJ_DIRS" \
 # failure per test, which says more than the skip would.
 REPORTS+=("pytest-wasm=$RESULTS/pytest-wasm.xml")
 run_step wasm-tests run_pytest "$RESULTS/pytest-wasm.xml" tests/wasm || true
+
+# --- 8: inside Pyodide, through pytest-pyodide ----------------------------------
+# The shared API suite collected here and run inside Pyodide (--run-in-pyodide,
+# one pytest run per module there), default and pinned to scalar, and the
+# @run_in_pyodide tests of tests/pyodide, on node and on Debian's Chromium
+# (Playwright, no browser download), against the offline dist dir that holds
+# the Pyodide wheel; tests/pyodide/pyodide_plugin.py says what it adds.
+DIST_DIR="$ROOT/build/pyodide-dist"
+pyodide_dist() {
+  local wheels=(dist/gemmkit-*-py3-none-pyemscripten_*_wasm32.whl)
+  "$VPY" tools/pyodide_dist.py "$DIST_DIR" --wheel "${wheels[@]}"
+}
+run_pyodide() {  # run_pyodide NAME RUNTIME [PIN] -- PATH [pytest args]
+  local name="$1" runtime="$2" pin="$3"; shift 4
+  local args=(--runtime "$runtime" --dist-dir "$DIST_DIR" -p pyodide_plugin)
+  if [ "$runtime" = chrome ]; then args+=(--runner playwright); fi
+  if [ -n "$pin" ]; then args+=(--pyodide-env "GEMMKIT_REQUIRE_ISA=$pin"); fi
+  REPORTS+=("$name=$RESULTS/$name.xml")
+  PYTHONPATH="$ROOT/tests/pyodide" \
+    run_step "$name" timeout 1200 "$VPY" -m pytest -ra --junitxml="$RESULTS/$name.xml" \
+    "${args[@]}" "$@" || true
+}
+if run_step pyodide-dist pyodide_dist; then
+  for runtime in node chrome; do
+    run_pyodide "pyodide-api-$runtime" "$runtime" "" -- tests/api --run-in-pyodide
+    run_pyodide "pyodide-api-$runtime-scalar" "$runtime" scalar -- tests/api --run-in-pyodide
+    run_pyodide "pyodide-$runtime" "$runtime" "" -- tests/pyodide
+  done
+else
+  REPORTS+=("pyodide=FAILED:the Pyodide dist dir (tools/pyodide_dist.py)")
+fi
 
 summary

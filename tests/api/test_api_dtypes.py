@@ -14,9 +14,8 @@ delegated to numpy.matmul, and the refusals.
 import random
 from array import array
 
-import pytest
-
 import gemmkit
+import pytest
 from apihelpers import error_message_ok
 
 # struct format -> (gemmkit dtype, bits, signed); numpy's int64 exports 'l'
@@ -54,7 +53,7 @@ def exact(a, b, c=None, alpha=1, beta=0):
 @pytest.mark.parametrize("code", FORMATS)
 @pytest.mark.parametrize("m, k, n", SHAPES)
 def test_integer_matmul_wraps_like_numpy(code, m, k, n):
-    name, bits, signed = FORMATS[code]
+    _, bits, signed = FORMATS[code]
     a, b = values(m * 31 + k, m, k, bits, signed), values(n * 17 + k, k, n, bits, signed)
     got = gemmkit.matmul(buffer(code, a), buffer(code, b))
     ref = [[wrap(v, bits, signed) for v in row] for row in exact(a, b)]
@@ -105,10 +104,10 @@ def test_bool_buffers_are_or_of_ands():
 def test_integer_and_bool_refusals():
     a16, b16 = buffer("h", [[1, 2]]), buffer("h", [[3], [4]])
     checks = [
-        (gemmkit.ArgumentError, ("alpha",), dict(alpha=0.5)),
-        (gemmkit.ArgumentError, ("beta", "2**53"), dict(beta=2**60 + 1)),
-        (gemmkit.DTypeError, ("epilogue", "int16"), dict(activation="relu")),
-        (gemmkit.ArgumentError, ("conj_a",), dict(conj_a=1)),
+        (gemmkit.ArgumentError, ("alpha",), {"alpha": 0.5}),
+        (gemmkit.ArgumentError, ("beta", "2**53"), {"beta": 2**60 + 1}),
+        (gemmkit.DTypeError, ("epilogue", "int16"), {"activation": "relu"}),
+        (gemmkit.ArgumentError, ("conj_a",), {"conj_a": 1}),
     ]
     for cls, words, kwargs in checks:
         with pytest.raises(cls) as exc:

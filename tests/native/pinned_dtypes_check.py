@@ -17,10 +17,9 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "api"))
 
-import numpy as np  # noqa: E402
-
-import gemmkit  # noqa: E402
-from apihelpers import np_layout  # noqa: E402
+import gemmkit
+import numpy as np
+from apihelpers import np_layout
 
 INTEGERS = ("int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64")
 # dispatch_info()'s key for the kernel each dtype runs (one per width).
@@ -85,7 +84,7 @@ def integer_cases(info, failures):
                     bad = np.argwhere(got != ref)[0]
                     problem = (f"{int((got != ref).sum())} wrong, first at {tuple(bad)}: "
                                f"got {got[tuple(bad)]}, expected {ref[tuple(bad)]}")
-            except Exception as exc:  # report, keep going
+            except Exception as exc:  # noqa: BLE001 - report, keep going
                 problem = f"raised {type(exc).__name__}: {exc}"
             if problem:
                 failures.append(f"{dtype} m={m} n={n} k={k} a={la} b={lb} alpha={alpha} "
@@ -102,7 +101,7 @@ def complex_cases(info, failures):
             cases += 1
             la, lb = LAYOUTS[cases % len(LAYOUTS)], LAYOUTS[(cases // 3) % len(LAYOUTS)]
 
-            def rc(shape):
+            def rc(shape, dtype=dtype):
                 return (rng.uniform(-1, 1, shape) + 1j * rng.uniform(-1, 1, shape)).astype(dtype)
 
             a0, b0, c0 = rc((m, k)), rc((k, n)), rc((m, n))
@@ -125,7 +124,7 @@ def complex_cases(info, failures):
                 problem = None if got.dtype == np.dtype(dtype) and (err <= tol).all() else (
                     f"dtype {got.dtype}, max error {float(err.max()):.3g} (tolerance "
                     f"{float(tol.min()):.3g} at the tightest)")
-            except Exception as exc:  # report, keep going
+            except Exception as exc:  # noqa: BLE001 - report, keep going
                 problem = f"raised {type(exc).__name__}: {exc}"
             if problem:
                 failures.append(f"{dtype} m={m} n={n} k={k} a={la} b={lb} alpha={alpha} "

@@ -7,7 +7,6 @@ splits the work.  Pins the machine cannot run are refused in
 test_native_isa.py, for every family alike."""
 
 import pytest
-
 from nativehelpers import ALL_ISAS, HERE, clean_env, run_json, serving_isa
 from test_native_isa import _runnable
 

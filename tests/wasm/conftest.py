@@ -1,6 +1,6 @@
 """Fixtures of the WebAssembly suite: the wasm builds (made here, incrementally,
-by wasm/build.py), node, the offline Pyodide dist dir and a runner for
-Python code inside Pyodide on node.
+by wasm/build.py), node, the offline Pyodide dist dir and the runner of
+the one in-Pyodide check pytest-pyodide cannot express (no SIMD).
 
 A missing prerequisite (clang for wasm32, node, ``npm ci``, Playwright)
 skips with the command that provides it; under CI (``CI`` set) it fails
@@ -114,24 +114,20 @@ class PyodideRun:
 
 
 @pytest.fixture(scope="session")
-def run_in_pyodide(node: str, pyodide_dir: Path, wheel: Path):
-    """run_in_pyodide(script, env={}, load=[], mount_repo=False, no_simd=False)
-    runs tests/wasm/pyodide/<script> in a fresh Pyodide on node with
-    gemmkit's wheel installed through micropip."""
+def pyodide_without_simd(node: str, pyodide_dir: Path, wheel: Path):
+    """pyodide_without_simd(script) runs tests/wasm/pyodide/<script> in a
+    fresh Pyodide on a node whose V8 reports Wasm SIMD unsupported
+    (--no-enable-sse4-1), with gemmkit's wheel installed through micropip.
 
-    def run(script: str, env: dict | None = None, load: tuple = (), mount_repo: bool = False,
-            no_simd: bool = False) -> PyodideRun:
-        cmd = [node]
-        if no_simd:
-            cmd.append("--no-enable-sse4-1")  # V8 then reports Wasm SIMD unsupported
-        cmd += [str(HERE / "pyodide_runner.mjs"), "--dist", str(pyodide_dir),
-                "--install", str(wheel), "--script", str(HERE / "pyodide" / script)]
-        for pkg in load:
-            cmd += ["--load", pkg]
-        if mount_repo:
-            cmd += ["--mount", f"{REPO}:/repo", "--cwd", "/repo"]
-        for key, value in (env or {}).items():
-            cmd += ["--env", f"{key}={value}"]
+    The one case the hand-written runner (pyodide_runner.mjs) keeps:
+    pytest-pyodide starts its runtimes itself and has no way to pass a V8
+    flag to node, so it cannot prove the refusal without simd128.  Every
+    other in-Pyodide test runs through pytest-pyodide (tests/pyodide)."""
+
+    def run(script: str) -> PyodideRun:
+        cmd = [node, "--no-enable-sse4-1", str(HERE / "pyodide_runner.mjs"),
+               "--dist", str(pyodide_dir), "--install", str(wheel),
+               "--script", str(HERE / "pyodide" / script)]
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT, cwd=REPO)
         return PyodideRun(proc.returncode, proc.stdout, proc.stderr)
 

@@ -1,6 +1,6 @@
-// Runs a Python script inside Pyodide on node, fully offline: the harness
-// the wasm tests use to run gemmkit's Pyodide wheel (and the shared API suite
-// through pytest) in a real Pyodide 314 interpreter.
+// Runs a Python script inside Pyodide on node, fully offline.  Kept for what
+// pytest-pyodide cannot do: start node with a V8 flag (--no-enable-sse4-1,
+// no Wasm SIMD) to prove the refusal (tests/wasm/test_pyodide.py).
 //
 //   node tests/wasm/pyodide_runner.mjs --dist build/pyodide-dist \
 //     --install dist/gemmkit-...whl --load pytest --mount .:/repo \
