@@ -162,11 +162,12 @@ else
 fi
 
 # The C++ tests again under AddressSanitizer and UndefinedBehaviorSanitizer
-# (leaks included), in a build folder of their own.
+# (leaks included), in a build folder of their own; there every packed panel
+# is also checked to be aligned (GEMMKIT_CHECK_ALIGNMENT, driver.hpp).
 asan_build() {
   local san="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
   cmake -S . -B build/asan -DGEMMKIT_BUILD_TESTS=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DCMAKE_CXX_FLAGS="$san" -DCMAKE_C_FLAGS="$san" \
+    -DCMAKE_CXX_FLAGS="$san -DGEMMKIT_CHECK_ALIGNMENT" -DCMAKE_C_FLAGS="$san" \
     -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
     -DPython_EXECUTABLE="$VPY" -Dpybind11_DIR="$("$VPY" -m pybind11 --cmakedir)" &&
   cmake --build build/asan

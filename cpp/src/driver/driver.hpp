@@ -20,6 +20,8 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <type_traits>
 
 #include "cache/cache_info.hpp"
@@ -82,6 +84,23 @@ struct BlockedGemm {
     const index_t panels = ceil_div(plan.t.m, kMr);
     return (pc / plan.kc) * panels * Family::a_panel_size(plan.kc) +
            q * Family::a_panel_size(kcs);
+  }
+
+  // A packed A panel starts on a 64-byte line, or (a depth step of the panel
+  // being shorter: scalar, simd128) on a multiple of that step: the packed
+  // blocks and prepacked operands start on a line and the panels lie end to
+  // end.  Checked in the sanitizer build (GEMMKIT_CHECK_ALIGNMENT), where
+  // every GEMM of the C++ tests goes through here; a misaligned panel aborts.
+  static void check_panel_alignment([[maybe_unused]] const PA* panel) {
+#if defined(GEMMKIT_CHECK_ALIGNMENT)
+    constexpr std::size_t kStep = std::size_t(Family::a_panel_size(1)) * sizeof(PA);
+    constexpr std::size_t kAlign = kStep % 64 == 0 ? 64 : kStep & (~kStep + 1);
+    if (reinterpret_cast<std::uintptr_t>(panel) % kAlign != 0) {
+      std::fprintf(stderr, "gemmkit: packed panel %p of %s is not %zu-byte aligned\n",
+                   static_cast<const void*>(panel), Token::kName, kAlign);
+      std::abort();
+    }
+#endif
   }
 
   // Families that conjugate while packing (kernel/complex.hpp) take the
@@ -201,6 +220,7 @@ struct BlockedGemm {
               } else {
                 a_tile = a_pack + (ir - full_rows) / kMr * Family::a_panel_size(kc);
               }
+              if (a_tile) check_panel_alignment(a_tile);
               A* scratch_tile = plan.seeded ? plan.scratch + i + (j - jc) * plan.ld : nullptr;
               const Seed seed{scratch_tile, plan.ld};
               const Seed* seed_p = plan.seeded && !first ? &seed : nullptr;

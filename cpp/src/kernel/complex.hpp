@@ -40,8 +40,8 @@ struct ComplexFamily {
   static constexpr bool kInplace = false;
   static constexpr bool kConjugates = true;
 
-  static index_t a_panel_size(index_t kc) { return 2 * kMr * kc; }
-  static index_t b_panel_size(index_t kc) { return kNr * kc; }
+  static constexpr index_t a_panel_size(index_t kc) { return 2 * kMr * kc; }
+  static constexpr index_t b_panel_size(index_t kc) { return kNr * kc; }
 
   // Element (i, p) is src[i * rs + p * cs].  Unit stride along the panel is
   // walked step by step; otherwise row by row in depth blocks, so the rows

@@ -33,8 +33,8 @@ struct WidenFamily {
   static constexpr int kDepthMultiple = 1;
   static constexpr bool kInplace = std::is_same_v<L, A>;
 
-  static index_t a_panel_size(index_t kc) { return kMr * kc; }
-  static index_t b_panel_size(index_t kc) { return kNr * kc; }
+  static constexpr index_t a_panel_size(index_t kc) { return kMr * kc; }
+  static constexpr index_t b_panel_size(index_t kc) { return kNr * kc; }
 
   template <int W>
   static void pack(index_t kc, index_t width, const L* src, index_t rs, index_t cs,
