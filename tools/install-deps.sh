@@ -78,7 +78,8 @@ apt_install() {  # apt_install PKG... : installs the ones that are missing
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 }
 
-llvm_set() { echo "clang-$1 lld-$1 libc++-$1-dev-wasm32 libclang-rt-$1-dev-wasm32"; }
+# libclang-rt-N-dev: the native compiler-rt with libFuzzer (tools/fuzz.sh).
+llvm_set() { echo "clang-$1 lld-$1 libc++-$1-dev-wasm32 libclang-rt-$1-dev-wasm32 libclang-rt-$1-dev"; }
 pick_llvm() {  # sets LLVM_N
   local n p ok
   for n in 19 20 21 22 18 17; do

@@ -10,9 +10,12 @@
 #   5. ctest      C++ unit tests (L0 conformance, ...)
 #      asan       the same C++ tests built with ASan + UBSan in build/asan
 #                 (any report fails them: -fno-sanitize-recover=all)
+#      asan-python the extension under ASan + UBSan, tests/api against it
+#                 (tools/asan-python.sh)
 #   6. pytest     tests/api + tests/native against the installed wheel
 #   7. wasm-tests tests/wasm (node:test suites, the refusal without SIMD,
 #                 headless Chromium; the suite drives node itself)
+#      fuzz       the C ABI's libFuzzer targets, 20 s each (tools/fuzz.sh)
 #   8. pyodide-*  inside Pyodide through pytest-pyodide, on node and
 #                 Chromium: tests/api (--run-in-pyodide, default and scalar
 #                 pins) and tests/pyodide (@run_in_pyodide)
@@ -180,6 +183,17 @@ else
   REPORTS+=("asan-build=FAILED:the sanitizer build of the C++ tests")
 fi
 
+# The extension built with ASan + UBSan too (build/asan-python), and tests/api
+# run against it at the best ISA and pinned to fma and scalar (any report
+# fails the step).
+if run_step asan-python bash tools/asan-python.sh; then
+  for x in build/asan-python/pytest-*.xml; do
+    [ -f "$x" ] && REPORTS+=("asan-$(basename "$x" .xml | sed 's/^pytest-//')=$ROOT/$x")
+  done
+else
+  REPORTS+=("asan-python=FAILED:tools/asan-python.sh (a sanitizer report or a failed test)")
+fi
+
 # The objdump checks of tests/native read the objects of the C++ test build
 # and of the wheel's own build folder (the extension that is installed).
 OBJ_DIRS="$ROOT/build/cpp-tests"
@@ -196,6 +210,10 @@ GEMMKIT_BUILD_DIR="$OBJ_DIRS" \
 # failure per test, which says more than the skip would.
 REPORTS+=("pytest-wasm=$RESULTS/pytest-wasm.xml")
 run_step wasm-tests run_pytest "$RESULTS/pytest-wasm.xml" tests/wasm || true
+
+# The C ABI's libFuzzer targets (ASan + UBSan, results against references),
+# each for a bounded time on its committed seeds; tools/fuzz.sh 600 runs longer.
+run_step fuzz bash tools/fuzz.sh 20 || REPORTS+=("fuzz=FAILED:tools/fuzz.sh (a crash or a build failure)")
 
 # --- 8: inside Pyodide, through pytest-pyodide ----------------------------------
 # The shared API suite collected here and run inside Pyodide (--run-in-pyodide,

@@ -47,7 +47,9 @@ int g_scratch = -1;
 std::string parse_capturing(int knob, std::size_t* value) {
   std::fflush(stderr);
   const int saved = dup(2);
-  FUZZ_CHECK(saved >= 0 && ftruncate(g_scratch, 0) == 0 && dup2(g_scratch, 2) == 2,
+  // Truncate and rewind (the descriptor's offset is shared with the dup).
+  FUZZ_CHECK(saved >= 0 && ftruncate(g_scratch, 0) == 0 && lseek(g_scratch, 0, SEEK_SET) == 0 &&
+                 dup2(g_scratch, 2) == 2,
              "knobs: cannot redirect stderr");
   *value = fuzz_parse_knob_env(knob);
   std::fflush(stderr);

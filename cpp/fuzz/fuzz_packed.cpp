@@ -53,6 +53,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static const double kBeta[] = {0, 1, -1, 0.5, 2};
   s.alpha[0] = kAlpha[in.ConsumeIntegralInRange<std::size_t>(0, std::size(kAlpha) - 1)];
   s.beta[0] = kBeta[in.ConsumeIntegralInRange<std::size_t>(0, std::size(kBeta) - 1)];
+  if (p.in == GEMMKIT_I8) {  // int8 -> int32 takes integer scalars
+    s.alpha[0] = in.ConsumeIntegralInRange(-3, 3);
+    s.beta[0] = in.ConsumeIntegralInRange(-2, 2);
+  }
   if (family(p.in) == Family::kComplex) {
     s.alpha[1] = in.ConsumeIntegralInRange(-2, 2) / 2.0;
     s.beta[1] = in.ConsumeIntegralInRange(-2, 2) / 2.0;

@@ -237,3 +237,15 @@ def test_matmul_with_a_packed_rhs_has_numpys_result_type():
         got = gemmkit.matmul(a, gemmkit.prepack_rhs(b))
         assert got.dtype == np.matmul(a, b).dtype, dt
         assert np.array_equal(got, gemmkit.matmul(a, b)), dt
+
+
+def test_in_place_batch_of_one_with_its_batch_stride():
+    # c is out itself: a batch of one has a batch stride that is never used
+    # (found by fuzz_gemm: it used to be refused as an overlap).
+    rng = np.random.default_rng(12)
+    a = rng.standard_normal((1, 3, 4))
+    b = rng.standard_normal((1, 4, 2))
+    out = rng.standard_normal((1, 3, 2))
+    want = 2.0 * (a @ b) + out
+    got = gemmkit.gemm_batched(a, b, out, alpha=2.0, beta=1.0, out=out)
+    assert got is out and np.allclose(out, want)

@@ -819,7 +819,7 @@ int door(acc_t<L> alpha, const gemmkit_operand& a, const gemmkit_operand* b,
     return fail(GEMMKIT_ERROR_OVERLAP,
                 "gemmkit: out overlaps b; the output must not share memory with an "
                 "input (gemmkit makes no hidden copies)");
-  const bool same_c = c && c->data == out.data && batch_step(*c) == out.batch_stride &&
+  const bool same_c = c && c->data == out.data && batch_step(*c) == batch_step(out) &&
                       (t.m <= 1 || c->rs == out.rs) && (t.n <= 1 || c->cs == out.cs);
   if (t.c_in && !same_c && overlaps(so, sc))
     return fail(GEMMKIT_ERROR_OVERLAP,
