@@ -4,9 +4,11 @@
 // A family fixes the element types and the packed layouts of one GEMM kind
 // for one token and tile geometry (MR_REG, NR).  The driver is written once
 // against this interface; the widening families (widen.hpp: f32, f64, f16,
-// bf16, int8 -> int32 on every token) and the dot families (dot_bf16.hpp:
-// vdpbf16ps, dot_vnni.hpp: vpdpbusd, dot_pair_i8.hpp: int8 as int16 pairs
-// through vpmaddwd / i32x4.dot_i16x8_s) implement it.
+// bf16, int8 -> int32, and the wrapping integer rings u8, u16, i32, i64 and
+// bool on every token), the complex split families (complex.hpp: they also
+// take a conj flag in pack_a/pack_b, kConjugates) and the dot families
+// (dot_bf16.hpp: vdpbf16ps, dot_vnni.hpp: vpdpbusd, dot_pair_i8.hpp: int8 as
+// int16 pairs through vpmaddwd / i32x4.dot_i16x8_s) implement it.
 //
 //   struct Family {
 //     using Token;                  the ISA token

@@ -37,8 +37,11 @@
 //   <Tok, int8_t, int8_t, int32_t, int32_t>     sign-extend; plain i32 out
 //
 // and generic over the token, here: the f32-output twins
-// <Tok, float16|bfloat16, same, float, float> and the requantized outputs
-// <Tok, int8_t, int8_t, int32_t, int8_t|uint8_t>.
+// <Tok, float16|bfloat16, same, float, float>, the requantized outputs
+// <Tok, int8_t, int8_t, int32_t, int8_t|uint8_t>, and the wrapping rings'
+// narrow types <Tok, N, N, int32_t, int32_t|N> for N = uint8_t, uint16_t,
+// bool8 (RingSeam).  Complex lanes are SimdOps<Tok, complex<T>>
+// (complex_ops.hpp), so their seam is the homogeneous case.
 //
 // requant_store (the seven-step contract is written out in
 // scalar/requant.hpp): each lane is clamp(zp + round_half_even(double(v) *
