@@ -13,6 +13,7 @@
 #      asan-python the extension under ASan + UBSan, tests/api against it
 #                 (tools/asan-python.sh)
 #   6. pytest     tests/api + tests/native against the installed wheel
+#      docs       the Sphinx site (docs/ -> build/docs), warnings as errors
 #   7. wasm-tests tests/wasm (node:test suites, the refusal without SIMD,
 #                 headless Chromium; the suite drives node itself)
 #      fuzz       the C ABI's libFuzzer targets, 20 s each (tools/fuzz.sh)
@@ -43,7 +44,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --skip-deps) SKIP_DEPS=1 ;;
     --) shift; PYTEST_EXTRA=("$@"); break ;;
-    -h|--help) sed -n '2,26p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) echo "test-all: unknown option '$1'" >&2; exit 2 ;;
   esac
   shift
@@ -205,6 +206,10 @@ fi
 REPORTS+=("pytest-native=$RESULTS/pytest-native.xml")
 GEMMKIT_BUILD_DIR="$OBJ_DIRS" \
   run_step pytest run_pytest "$RESULTS/pytest-native.xml" tests/api tests/native || true
+
+# The documentation site (docs/): Sphinx over the pages and the installed
+# package's docstrings, warnings as errors, into build/docs.
+run_step docs "$VPY" -m sphinx -W --keep-going -q -b html docs build/docs || true
 
 # Runs even after a failed wasm build: its fixtures rebuild and report the
 # failure per test, which says more than the skip would.
