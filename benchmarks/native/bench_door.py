@@ -7,11 +7,11 @@
 - the fused epilogue: gemm(a, b, bias=, activation="relu") at 1024 against
   gemm(a, b) followed by numpy's ``+ bias`` and ``maximum``.
 
-Method as in bench_gemm.py (whose helpers this imports): per point both
-sides are warmed up and sampled alternately, medians compared, other load on
-the machine measured and reported (a point is "disturbed" when other
-processes used more than 0.3 cores while it ran).  Results are checked
-against numpy once per point.
+Method as in bench_gemm.py (gemmkit._bench, shared with the main job): per
+point both sides are warmed up and sampled alternately, medians compared,
+other load on the machine measured and reported (a point is "disturbed" when
+other processes used 15% of the cores or more while it ran).  Results are
+checked against numpy once per point.
 
     python benchmarks/native/bench_door.py [--samples 9] [--json FILE]
 
@@ -26,31 +26,23 @@ import argparse
 import json
 import statistics
 import sys
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from bench_gemm import (  # noqa: E402
-    NOISY,
-    cpu_seconds,
-    other_cpu,
-    reexec_clean,
-    time_alternating,
-    wait_quiet,
-)
+from bench_gemm import reexec_clean
+from gemmkit._bench import OtherLoad, disturbed, time_alternating, wait_quiet
 
 
 def point(name, fa, fb, samples, sample_s, settle_s):
     """Medians of fa (gemmkit) and fb (the competitor) and the load seen."""
     wait_quiet(2.0)
-    b0, t0 = cpu_seconds(), time.perf_counter()
-    ta, tb = time_alternating(fa, fb, samples, sample_s, settle_s)
-    load = other_cpu(b0, cpu_seconds(), time.perf_counter() - t0)
+    with OtherLoad() as load:
+        ta, tb = time_alternating(fa, fb, samples, sample_s, settle_s)
     ma, mb = statistics.median(ta), statistics.median(tb)
     return {"point": name, "gemmkit_s": ma, "other_s": mb, "speedup": mb / ma,
-            "other_load": round(load, 2), "disturbed": load > NOISY}
+            "other_load": round(load.cores, 2), "disturbed": disturbed(load.cores)}
 
 
 def main() -> int:
@@ -64,9 +56,8 @@ def main() -> int:
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args()
 
-    import numpy as np
-
     import gemmkit
+    import numpy as np
 
     rng = np.random.default_rng(0)
     s = args.sample_ms / 1000.0

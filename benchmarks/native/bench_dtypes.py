@@ -9,11 +9,12 @@
   the same dtype (a plain C loop: numpy has no BLAS for integers); targets
   >= 30x (int16), >= 20x (int32, int64); int8 and bool at 512, no target.
 
-Method as in bench_gemm.py (whose helpers this imports): one process, one
-thread on both sides (gemmkit.set_num_threads(1), OpenBLAS limited through
-threadpoolctl), each side warmed up, samples alternating between the
-libraries, medians compared, other load on the machine measured (a point is
-"disturbed" when other processes used more than 0.3 cores while it ran).
+Method as in bench_gemm.py (gemmkit._bench, shared with the main job): one
+process, one thread on both sides (gemmkit.set_num_threads(1), OpenBLAS
+limited through threadpoolctl), each side warmed up, samples alternating
+between the libraries, medians compared, other load on the machine measured
+(a point is "disturbed" when other processes used 15% of the cores or more
+while it ran).
 numpy's integer loop takes seconds at 1024, so integer points time
 --int-numpy-samples single numpy calls spread among the --samples gemmkit
 samples.  The FMA peak is fma_peak.c's, compiled and run here (bench_gemm's
@@ -33,7 +34,6 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import json
-import os
 import statistics
 import sys
 import tempfile
@@ -42,17 +42,8 @@ from functools import partial
 from pathlib import Path
 
 # bench_gemm.py sits next to this file, on sys.path when it runs as a script.
-from bench_gemm import (
-    NOISY,
-    cpu_model,
-    cpu_seconds,
-    measure_peak,
-    other_cpu,
-    peak_for,
-    reexec_clean,
-    time_alternating,
-    wait_quiet,
-)
+from bench_gemm import measure_peak, peak_for, reexec_clean
+from gemmkit._bench import OtherLoad, cpu_model, disturbed, time_alternating, wait_quiet
 
 COMPLEX = [("complex64", 1024), ("complex64", 2048), ("complex128", 1024), ("complex128", 2048)]
 INTS = [(dt, n) for dt in ("int16", "int32", "int64") for n in (512, 1024)]
@@ -155,13 +146,10 @@ def main() -> int:
     print(f"{cpu_model()}; measuring the FMA peak (1 thread) ...", file=sys.stderr, flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         wait_quiet(args.wait_quiet)
-        b0, t0, k0 = cpu_seconds(), time.perf_counter(), os.times()
-        peak = measure_peak([1], args.quick, Path(tmp))
         # Other load lowers the peak and so raises every "% peak": say so.
-        # fma_peak (and gcc) are children: their CPU time is not other load.
-        wall, k1 = time.perf_counter() - t0, os.times()
-        own = k1.children_user + k1.children_system - k0.children_user - k0.children_system
-        peak_load = max(0.0, other_cpu(b0, cpu_seconds(), wall) - own / wall)
+        # fma_peak (and gcc) are children: OtherLoad counts them as ours.
+        with OtherLoad() as peak_load:
+            peak = measure_peak([1], args.quick, Path(tmp))
 
     rng = np.random.default_rng(0)
     s = args.sample_ms / 1000.0
@@ -177,12 +165,11 @@ def main() -> int:
             fa = partial(gemmkit.matmul, a, b, out=c1)
             fb = partial(np.matmul, a, b, out=c2)
             wait_quiet(args.wait_quiet)
-            b0, t0 = cpu_seconds(), time.perf_counter()
-            if dtype in REAL_OF:
-                tg, tn = time_alternating(fa, fb, args.samples, s)
-            else:
-                tg, tn = time_uneven(fa, fb, args.samples, args.int_numpy_samples, s)
-            load = other_cpu(b0, cpu_seconds(), time.perf_counter() - t0)
+            with OtherLoad() as load:
+                if dtype in REAL_OF:
+                    tg, tn = time_alternating(fa, fb, args.samples, s)
+                else:
+                    tg, tn = time_uneven(fa, fb, args.samples, args.int_numpy_samples, s)
             mg, mn = statistics.median(tg), statistics.median(tn)
             row = {
                 "dtype": dtype,
@@ -195,8 +182,8 @@ def main() -> int:
                 "ratio": mn / mg,
                 "check": note,
                 "correct": ok,
-                "other_load": round(load, 2),
-                "disturbed": load > NOISY,
+                "other_load": round(load.cores, 2),
+                "disturbed": disturbed(load.cores),
             }
             if dtype in REAL_OF:
                 pk = peak_for(peak, 1, REAL_OF[dtype], info[dtype]["isa"])
@@ -225,8 +212,8 @@ def main() -> int:
     kernels = ", ".join(f"{k} {v['max']:.1f}" for k, v in p1.items() if isinstance(v, dict))
     print(
         f"FMA peak, 1 thread, best of {p1.get('reps', '?')} runs, GFLOP/s: "
-        f"{kernels or peak.get('error', 'not measured')} (other load {peak_load:.2f}"
-        + (", disturbed)" if peak_load > NOISY else ")")
+        f"{kernels or peak.get('error', 'not measured')} (other load {peak_load.cores:.2f}"
+        + (", disturbed)" if disturbed(peak_load.cores) else ")")
     )
     print(
         "kernels: "
@@ -260,7 +247,7 @@ def main() -> int:
                     "blas": blas,
                     "blas_env_removed": removed,
                     "peak": peak,
-                    "peak_other_load": round(peak_load, 2),
+                    "peak_other_load": round(peak_load.cores, 2),
                     "args": vars(args),
                     "points": rows,
                 },

@@ -6,10 +6,13 @@ thread and all threads, plus the per-call time of an 8x8x8 product from
 Python; and the FMA peak of this CPU (fma_peak.c, compiled here at run time)
 so every rate also reads as a fraction of the physical limit.
 
-Method: per point, both libraries are warmed up, then sampled alternately
+Method (gemmkit._bench, the one implementation `python -m gemmkit` uses
+too): per point, both libraries are warmed up, then sampled alternately
 (A B B A A B ...; each sample a loop of calls lasting at least --sample-ms)
-and the medians are compared, so noise from other processes hits both.
-Results are checked against a float64 product once per point.
+and the medians are compared, so noise from other processes hits both; the
+CPU other processes used meanwhile is measured, and a point where they used
+15% of the cores or more is marked. Results are checked against a float64
+product once per point.
 
     python benchmarks/native/bench_gemm.py [--quick] [--isa auto,fma]
         [--sizes 64,1024,1x4096x4096] [--threads 1,2] [--out DIR]
@@ -44,16 +47,27 @@ import tempfile
 import time
 from pathlib import Path
 
+# The measurement core, shared with `python -m gemmkit` (one implementation).
+from gemmkit._bench import (
+    DISTURBED_SHARE,
+    OPENBLAS_OVERRIDES,
+    OtherLoad,
+    cores,
+    cpu_model,
+    disturbed,
+    time_alternating,
+    wait_quiet,
+    within_rounding_bound,
+)
+
 HERE = Path(__file__).resolve().parent
 CLEAN_MARK = "GEMMKIT_BENCH_CLEAN_ENV"
-BLAS_ENV = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
 
 SQUARES = [64, 128, 256, 512, 1024, 2048]
 SKINNY = [(1, 4096, 4096), (16, 4096, 4096), (64, 64, 16384)]
 QUICK_SHAPES = [(64, 64, 64), (256, 256, 256), (1, 1024, 1024)]
 PINNED_SHAPES = [(1024, 1024, 1024), (2048, 2048, 2048)]
 DTYPES = ("float32", "float64")
-NOISY = 0.3  # cores used by other processes that mark a point as disturbed
 
 
 # --------------------------------------------------------------------------
@@ -64,21 +78,11 @@ def reexec_clean() -> dict:
     """Re-executes without the OpenBLAS overrides; returns what was removed."""
     if os.environ.get(CLEAN_MARK):
         return json.loads(os.environ[CLEAN_MARK])
-    removed = {k: os.environ[k] for k in BLAS_ENV if k in os.environ}
-    env = {k: v for k, v in os.environ.items() if k not in BLAS_ENV}
+    removed = {k: os.environ[k] for k in OPENBLAS_OVERRIDES if k in os.environ}
+    env = {k: v for k, v in os.environ.items() if k not in OPENBLAS_OVERRIDES}
     env[CLEAN_MARK] = json.dumps(removed)
     os.execve(sys.executable, [sys.executable, *sys.argv], env)
     raise AssertionError("unreachable")
-
-
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def cpu_flags() -> set[str]:
@@ -89,44 +93,6 @@ def cpu_flags() -> set[str]:
     except OSError:
         pass
     return set()
-
-
-def cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:
-        return os.cpu_count() or 1
-
-
-def cpu_seconds() -> tuple[float, float]:
-    """(busy CPU seconds of the whole machine, CPU seconds of this process)."""
-    try:
-        with open("/proc/stat", encoding="ascii") as f:
-            v = [int(x) for x in f.readline().split()[1:9]]
-        # user nice system idle iowait irq softirq steal: steal is the
-        # hypervisor's, not another process's, so it is left out.
-        busy = (v[0] + v[1] + v[2] + v[5] + v[6]) / os.sysconf("SC_CLK_TCK")
-    except (OSError, ValueError):
-        busy = float("nan")
-    t = os.times()
-    return busy, t.user + t.system
-
-
-def other_cpu(before: tuple[float, float], after: tuple[float, float], wall: float) -> float:
-    """Cores used by other processes between two cpu_seconds() readings."""
-    return max(0.0, ((after[0] - before[0]) - (after[1] - before[1])) / max(wall, 1e-9))
-
-
-def wait_quiet(limit_s: float, threshold: float = 0.25) -> float:
-    """Waits (at most limit_s) until other processes use < threshold cores;
-    returns the last reading. A shared 2-core machine makes this matter."""
-    deadline = time.perf_counter() + limit_s
-    while True:
-        b0, t0 = cpu_seconds(), time.perf_counter()
-        time.sleep(0.25)
-        busy = other_cpu(b0, cpu_seconds(), time.perf_counter() - t0)
-        if busy < threshold or time.perf_counter() >= deadline:
-            return busy
 
 
 def measure_peak(threads: list[int], quick: bool, workdir: Path) -> dict:
@@ -165,54 +131,9 @@ def peak_for(peak: dict, threads: int, dtype: str, isa: str | None) -> float | N
 # child: the measurements, in a process whose pin is fixed
 
 
-# Pause before switching library in multi-thread runs (see time_alternating).
+# Pause before every sample in multi-thread runs (OpenBLAS's spinning
+# workers; see gemmkit._bench.time_interleaved).
 SETTLE_S = 0.3
-
-
-def time_alternating(
-    fa, fb, samples: int, sample_s: float, settle_s: float = 0.0
-) -> tuple[list[float], list[float]]:
-    """Seconds per call of fa and fb, one list of samples each.
-
-    settle_s: pause before every switch of library.  OpenBLAS's idle workers
-    spin for a while after each call (measured here: a 2-thread gemmkit call
-    right after a 2-thread numpy call ran at 1 core's speed, 0.5 s later at
-    full speed), which would hand whichever library runs next a machine with
-    one core busy.  Multi-thread points therefore let the other library's
-    threads go idle first, so each is measured on the machine it would have
-    alone.
-    """
-    t_est = []
-    for f in (fa, fb):
-        t0 = time.perf_counter()
-        n = 0
-        while n < 2 or time.perf_counter() - t0 < 0.05:
-            f()
-            n += 1
-        t_est.append((time.perf_counter() - t0) / n)
-    inner = max(1, int(sample_s / max(max(t_est), 1e-8)))
-    ta: list[float] = []
-    tb: list[float] = []
-    for i in range(samples):
-        pair = ((fa, ta), (fb, tb)) if i % 2 == 0 else ((fb, tb), (fa, ta))
-        for f, acc in pair:
-            if settle_s:
-                time.sleep(settle_s)
-            t0 = time.perf_counter()
-            for _ in range(inner):
-                f()
-            acc.append((time.perf_counter() - t0) / inner)
-    return ta, tb
-
-
-def within_bound(got, a, b) -> bool:
-    import numpy as np
-
-    k = a.shape[1]
-    eps = np.finfo(got.dtype).eps
-    a64, b64 = a.astype(np.float64), b.astype(np.float64)
-    bound = 2.0 * k * eps * (np.abs(a64) @ np.abs(b64)) + np.finfo(got.dtype).tiny
-    return bool(np.all(np.abs(got.astype(np.float64) - a64 @ b64) <= bound))
 
 
 def child(args) -> int:
@@ -255,15 +176,14 @@ def child(args) -> int:
                     c2 = np.empty((m, n), dtype)
                     if args.wait_quiet > 0:
                         wait_quiet(args.wait_quiet)
-                    cpu0, w0 = cpu_seconds(), time.perf_counter()
-                    tg, tn = time_alternating(
-                        lambda a=a, b=b, c=c1: gemmkit.matmul(a, b, out=c),
-                        lambda a=a, b=b, c=c2: np.matmul(a, b, out=c),
-                        samples,
-                        sample_s,
-                        SETTLE_S if nt > 1 else 0.0,
-                    )
-                    busy = other_cpu(cpu0, cpu_seconds(), time.perf_counter() - w0)
+                    with OtherLoad() as load:
+                        tg, tn = time_alternating(
+                            lambda a=a, b=b, c=c1: gemmkit.matmul(a, b, out=c),
+                            lambda a=a, b=b, c=c2: np.matmul(a, b, out=c),
+                            samples,
+                            sample_s,
+                            SETTLE_S if nt > 1 else 0.0,
+                        )
                     flop = 2.0 * m * n * k
                     points.append(
                         {
@@ -274,10 +194,10 @@ def child(args) -> int:
                             "k": k,
                             "gemmkit_s": tg,
                             "numpy_s": tn,
-                            "other_cpu": busy,
+                            "other_cpu": load.cores,
                             "gemmkit_gflops": flop / statistics.median(tg) / 1e9,
                             "numpy_gflops": flop / statistics.median(tn) / 1e9,
-                            "correct": within_bound(c1, a, b),
+                            "correct": within_rounding_bound(c1, a, b),
                         }
                     )
                     done += 1
@@ -370,7 +290,10 @@ def markdown(report: dict) -> str:
             + ", ".join(parts)
             + "."
         )
-    lines.append(f"`*`: other processes used >= {NOISY} cores while that point was measured.")
+    lines.append(
+        f"`*`: other processes used at least {DISTURBED_SHARE:.0%} of the {env['cores']} cores "
+        "while that point was measured."
+    )
     lines.append("")
     for run in report["runs"]:
         if "error" in run:
@@ -415,7 +338,7 @@ def markdown(report: dict) -> str:
                         continue
                     pk = peak_for(peak, nt, dt, di.get(dt, {}).get("isa"))
                     mark = "" if p["correct"] else " (WRONG)"
-                    if p.get("other_cpu", 0) >= NOISY:
+                    if disturbed(p.get("other_cpu", 0.0), env["cores"]):
                         mark += "*"
                     row += (
                         f" {fmt(p['gemmkit_gflops'])}{mark} | {fmt(p['numpy_gflops'])} |"
@@ -626,7 +549,7 @@ def main() -> int:
                 cmd.append("--quick")
             label = f"pinned {isa}" if pinned else "auto"
             print(f"run: {label} (GEMMKIT_REQUIRE_ISA={isa if pinned else 'unset'})", flush=True)
-            rc = subprocess.run(cmd, env=env).returncode
+            rc = subprocess.run(cmd, env=env, check=False).returncode
             try:
                 res = json.loads(child_out.read_text())
             except (OSError, ValueError):

@@ -56,8 +56,11 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-# Shared helpers (environment, quiet waits, FMA peak, progress), from the file next to this one.
+# Shared helpers (environment, FMA peak, progress), from the file next to this one.
 import bench_gemm as bg
+
+# The measurement core, shared with bench_gemm.py and `python -m gemmkit`.
+from gemmkit import _bench
 
 SIZES = [128, 256, 512, 1024, 2048]
 QUICK_SIZES = [128, 256]
@@ -322,35 +325,6 @@ def error_units(got, ref, absab, unit: float) -> float:
     return float(np.max(err / (unit * absab + np.finfo(np.float64).tiny)))
 
 
-def time_interleaved(fns: dict, samples: int, sample_s: float, settle_s: float) -> dict:
-    """Seconds per call of every fn, sampled in turn (A B C, C B A, ...).
-
-    Each sample is a loop of calls lasting >= sample_s (calls per loop fixed
-    per fn after a warm-up); settle_s: pause before each sample, so one
-    library's worker threads or clock changes do not leak into the next's.
-    """
-    inner = {}
-    for name, f in fns.items():
-        t0 = time.perf_counter()
-        n = 0
-        while n < 2 or time.perf_counter() - t0 < 0.05:
-            f()
-            n += 1
-        inner[name] = max(1, int(sample_s / ((time.perf_counter() - t0) / n)))
-    out = {name: [] for name in fns}
-    names = list(fns)
-    for i in range(samples):
-        for name in names if i % 2 == 0 else names[::-1]:
-            if settle_s:
-                time.sleep(settle_s)
-            f = fns[name]
-            t0 = time.perf_counter()
-            for _ in range(inner[name]):
-                f()
-            out[name].append((time.perf_counter() - t0) / inner[name])
-    return out
-
-
 def run_group(group, n, lib, rng, args, numpy_f16: bool) -> dict:
     """Builds the members of one group at size n; times them; checks them."""
     import ml_dtypes
@@ -437,10 +411,11 @@ def run_group(group, n, lib, rng, args, numpy_f16: bool) -> dict:
             bound = 2.0 * (1.0 + n * 2.0**-24 / units[name])
             acc[name] = {"error_units": e, "bound_units": bound, "correct": e <= bound}
     if args.wait_quiet > 0:
-        bg.wait_quiet(args.wait_quiet)
-    cpu0, w0 = bg.cpu_seconds(), time.perf_counter()
-    samples = time_interleaved(fns, args.samples, args.sample_ms / 1000.0, args.settle_ms / 1000.0)
-    busy = bg.other_cpu(cpu0, bg.cpu_seconds(), time.perf_counter() - w0)
+        _bench.wait_quiet(args.wait_quiet)
+    with _bench.OtherLoad() as load:
+        samples = _bench.time_interleaved(
+            fns, args.samples, args.sample_ms / 1000.0, args.settle_ms / 1000.0
+        )
     flop = 2.0 * n**3
     rows = {}
     for name, ts in samples.items():
@@ -453,7 +428,7 @@ def run_group(group, n, lib, rng, args, numpy_f16: bool) -> dict:
             rows[name]["note"] = notes[name]
     for name, err in errors.items():
         rows[name] = {"error": err}
-    return {"group": group, "n": n, "other_cpu": busy, "libs": rows}
+    return {"group": group, "n": n, "other_cpu": load.cores, "libs": rows}
 
 
 # --------------------------------------------------------------------------
@@ -528,8 +503,9 @@ def markdown(report: dict) -> str:
     if "amx" in dot:
         L.append(f"AMX: {dot['amx']}.")
     L.append(
-        "Rates in GFLOP/s (int8: GOP/s, 2·n³ per product). `*`: other processes used >= "
-        f"{bg.NOISY} cores while that group was measured. `(WRONG)`: a gemmkit result outside its "
+        "Rates in GFLOP/s (int8: GOP/s, 2·n³ per product). `*`: other processes used at least "
+        f"{_bench.DISTURBED_SHARE:.0%} of the cores while that group was measured. `(WRONG)`: a "
+        "gemmkit result outside its "
         "error bound; `†`: a peer's error is larger than that bound (see Accuracy)."
     )
     L.append("")
@@ -572,7 +548,7 @@ def markdown(report: dict) -> str:
             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
         ]
         for p in pts["bf16"]:
-            star = "*" if p["other_cpu"] >= bg.NOISY else ""
+            star = "*" if _bench.disturbed(p["other_cpu"]) else ""
             L.append(
                 f"| {p['n']}{star} | {cell(p, 'gemmkit bf16')} | {cell(p, 'gemmkit bf16->f32')} | "
                 f"{cell(p, 'torch bf16')} | {cell(p, 'gemmkit f32')} | "
@@ -595,7 +571,7 @@ def markdown(report: dict) -> str:
             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
         ]
         for p in pts["int8"]:
-            star = "*" if p["other_cpu"] >= bg.NOISY else ""
+            star = "*" if _bench.disturbed(p["other_cpu"]) else ""
             L.append(
                 f"| {p['n']}{star} | {cell(p, 'gemmkit int8')} | {cell(p, 'ort u8s8 B input')} | "
                 f"{ratio(p, 'gemmkit int8', 'ort u8s8 B input')} | {cell(p, 'gemmkit int8 prepacked')} | "
@@ -618,7 +594,7 @@ def markdown(report: dict) -> str:
             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
         ]
         for p in pts["f16"]:
-            star = "*" if p["other_cpu"] >= bg.NOISY else ""
+            star = "*" if _bench.disturbed(p["other_cpu"]) else ""
             npr, extrap = numpy_f16_rate(report, p["n"])
             L.append(
                 f"| {p['n']}{star} | {cell(p, 'gemmkit f16')} | {cell(p, 'gemmkit f32')} | "
@@ -796,10 +772,10 @@ def main() -> int:
     import numpy as np
     from threadpoolctl import threadpool_limits
 
-    print(f"{bg.cpu_model()}; measuring the peaks ...", flush=True)
+    print(f"{_bench.cpu_model()}; measuring the peaks ...", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         if args.wait_quiet > 0:
-            bg.wait_quiet(args.wait_quiet)
+            _bench.wait_quiet(args.wait_quiet)
         peaks = {
             "fma": bg.measure_peak([1], args.quick, Path(tmp)),
             "dot": measure_dot_peak(args.quick, Path(tmp)),
@@ -891,7 +867,7 @@ def main() -> int:
     report = {
         "environment": {
             "date": _dt.date.today().isoformat(),
-            "cpu": bg.cpu_model(),
+            "cpu": _bench.cpu_model(),
             "python": platform.python_version(),
             "gemmkit": gk_version,
             "dispatch": ", ".join(
