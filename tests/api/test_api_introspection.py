@@ -63,6 +63,8 @@ def test_dispatch_info_structure():
     assert info["backend"] in ("native", "pyodide")
     assert info["version"] == gemmkit.__version__
     assert isinstance(info["threads"], int) and info["threads"] >= 1
+    assert info["threads_source"] in (
+        "set_num_threads", "GEMMKIT_NUM_THREADS", "OMP_NUM_THREADS", "cores")
     for key in ("cpu_features", "compiled_isas", "available_isas"):
         assert isinstance(info[key], list), key
         assert all(isinstance(x, str) for x in info[key]), key

@@ -1,11 +1,13 @@
 """Native suite: worker threads and calls from several Python threads.
 
 Results must be bit-identical for every worker count (the partition never
-splits k), GEMMKIT_NUM_THREADS and set_num_threads must take effect, the
-default must follow the CPUs available to the process, concurrent calls from
-Python threads must not interfere, and a GEMM must release the GIL.
+splits k), the thread count must follow its order (set_num_threads or a
+threads() block > GEMMKIT_NUM_THREADS > OMP_NUM_THREADS > the CPUs available
+to the process) and report where it came from, concurrent calls from Python
+threads must not interfere, and a GEMM must release the GIL.
 """
 
+import json
 import os
 import threading
 import time
@@ -16,7 +18,7 @@ np = pytest.importorskip("numpy", reason="numpy is not installed")
 
 import gemmkit  # noqa: E402
 from apihelpers import assert_gemm_close, np_layout, rand  # noqa: E402
-from nativehelpers import clean_env, run_json  # noqa: E402
+from nativehelpers import clean_env, run_json, run_python  # noqa: E402
 
 # Shapes large enough to go parallel, including skinny ones that a
 # partitioner might be tempted to split along k.
@@ -70,17 +72,30 @@ rng = np.random.default_rng(7)
 a = rng.uniform(-1, 1, (300, 700)); b = rng.uniform(-1, 1, (700, 500))
 r64 = gemmkit.gemm(a, b)
 r32 = gemmkit.gemm(a.astype(np.float32), b.astype(np.float32))
-print(json.dumps({"threads": gemmkit.get_num_threads(),
-                  "info_threads": gemmkit.dispatch_info()["threads"],
+info = gemmkit.dispatch_info()
+threads, source = gemmkit.get_num_threads(), info["threads_source"]
+gemmkit.set_num_threads(0)  # back to the default: the environment's count again
+print(json.dumps({"threads": threads,
+                  "info_threads": info["threads"],
+                  "source": source,
+                  "after_reset": [gemmkit.get_num_threads(),
+                                  gemmkit.dispatch_info()["threads_source"]],
                   "cpus": len(os.sched_getaffinity(0)),
                   "digest": hashlib.sha256(r64.tobytes() + r32.tobytes()).hexdigest()}))
 """
 
 
+def _env(**updates):
+    # OMP_NUM_THREADS is part of gemmkit's order: the parent's must not leak in.
+    return clean_env(**{"OMP_NUM_THREADS": None, **updates})
+
+
 def test_env_num_threads():
     reports = {}
     for value in ("1", "2", "3"):
-        reports[value] = run_json(["-c", _ENV_SCRIPT], clean_env(GEMMKIT_NUM_THREADS=value))
+        reports[value] = run_json(["-c", _ENV_SCRIPT], _env(GEMMKIT_NUM_THREADS=value))
+        assert reports[value]["source"] == "GEMMKIT_NUM_THREADS"
+        assert reports[value]["after_reset"] == [int(value), "GEMMKIT_NUM_THREADS"]
         assert reports[value]["threads"] == int(value)
         assert reports[value]["info_threads"] == int(value)
     digests = {r["digest"] for r in reports.values()}
@@ -90,13 +105,103 @@ def test_env_num_threads():
 def test_default_threads_follow_affinity():
     if not hasattr(os, "sched_getaffinity"):
         pytest.skip("os.sched_getaffinity is not available on this platform")
-    report = run_json(["-c", _ENV_SCRIPT], clean_env())
+    report = run_json(["-c", _ENV_SCRIPT], _env())
     assert report["threads"] == report["cpus"] == len(os.sched_getaffinity(0))
+    assert report["source"] == "cores"
     if len(os.sched_getaffinity(0)) < 2:
         pytest.skip("a single CPU: restricting affinity changes nothing")
-    report = run_json(["-c", _ENV_SCRIPT, "pin-to-one-cpu"], clean_env())
+    report = run_json(["-c", _ENV_SCRIPT, "pin-to-one-cpu"], _env())
     assert report["cpus"] == 1
     assert report["threads"] == 1, "default thread count ignores the process's CPU affinity"
+
+
+def _cores():
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+
+
+# (environment, expected count, expected source); None = the cores.
+_ORDER_CASES = {
+    "omp": ({"OMP_NUM_THREADS": "3"}, 3, "OMP_NUM_THREADS"),
+    "omp-list": ({"OMP_NUM_THREADS": "3,2"}, 3, "OMP_NUM_THREADS"),
+    "omp-list-blanks": ({"OMP_NUM_THREADS": " 1 , 4,2 "}, 1, "OMP_NUM_THREADS"),
+    "omp-above-range": ({"OMP_NUM_THREADS": "5000"}, 1024, "OMP_NUM_THREADS"),
+    "omp-empty": ({"OMP_NUM_THREADS": ""}, None, "cores"),
+    "omp-zero": ({"OMP_NUM_THREADS": "0"}, None, "cores"),
+    "omp-negative": ({"OMP_NUM_THREADS": "-2"}, None, "cores"),
+    "omp-word": ({"OMP_NUM_THREADS": "four"}, None, "cores"),
+    "omp-fraction": ({"OMP_NUM_THREADS": "2.5"}, None, "cores"),
+    "omp-trailing-comma": ({"OMP_NUM_THREADS": "3,"}, None, "cores"),
+    "omp-bad-second-entry": ({"OMP_NUM_THREADS": "3,x"}, None, "cores"),
+    "gemmkit-over-omp": ({"GEMMKIT_NUM_THREADS": "2", "OMP_NUM_THREADS": "3"}, 2,
+                         "GEMMKIT_NUM_THREADS"),
+    # GEMMKIT_NUM_THREADS=0 asks for the cores, whatever OMP_NUM_THREADS says.
+    "gemmkit-zero-over-omp": ({"GEMMKIT_NUM_THREADS": "0", "OMP_NUM_THREADS": "3"}, None,
+                              "GEMMKIT_NUM_THREADS"),
+    # A malformed GEMMKIT_NUM_THREADS is warned about and counts as unset.
+    "gemmkit-malformed": ({"GEMMKIT_NUM_THREADS": "lots", "OMP_NUM_THREADS": "3"}, 3,
+                          "OMP_NUM_THREADS"),
+}
+
+
+@pytest.fixture(scope="module")
+def serial_digest():
+    return run_json(["-c", _ENV_SCRIPT], _env(GEMMKIT_NUM_THREADS="1"))["digest"]
+
+
+@pytest.mark.parametrize("case", list(_ORDER_CASES))
+def test_thread_count_order(case, serial_digest):
+    updates, want, source = _ORDER_CASES[case]
+    proc = run_python(["-c", _ENV_SCRIPT], _env(**updates))
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout.splitlines()[-1])
+    want = _cores() if want is None else want
+    assert (report["threads"], report["source"]) == (want, source)
+    assert report["info_threads"] == want
+    assert report["after_reset"] == [want, source], "set_num_threads(0) is not the default"
+    # gemmkit warns about its own variable only: OMP_NUM_THREADS is other
+    # libraries' too, so a value they would accept is never refused here.
+    malformed = updates.get("GEMMKIT_NUM_THREADS") == "lots"
+    assert ("GEMMKIT_NUM_THREADS=lots" in proc.stderr) == malformed, proc.stderr
+    assert "OMP_NUM_THREADS" not in proc.stderr, proc.stderr
+    assert report["digest"] == serial_digest, "results depend on the thread count"
+
+
+def test_setter_and_threads_block_over_the_environment():
+    script = """
+import json, gemmkit
+out = {"default": [gemmkit.get_num_threads(), gemmkit.dispatch_info()["threads_source"]]}
+with gemmkit.threads(2):
+    out["block"] = [gemmkit.get_num_threads(), gemmkit.dispatch_info()["threads_source"]]
+out["after_block"] = [gemmkit.get_num_threads(), gemmkit.dispatch_info()["threads_source"]]
+gemmkit.set_num_threads(1)
+out["set"] = [gemmkit.get_num_threads(), gemmkit.dispatch_info()["threads_source"]]
+print(json.dumps(out))
+"""
+    for env, source in (({"GEMMKIT_NUM_THREADS": "3", "OMP_NUM_THREADS": "4"},
+                         "GEMMKIT_NUM_THREADS"),
+                        ({"OMP_NUM_THREADS": "4"}, "OMP_NUM_THREADS")):
+        report = run_json(["-c", script], _env(**env))
+        want = int(env.get("GEMMKIT_NUM_THREADS", env["OMP_NUM_THREADS"]))
+        assert report["default"] == [want, source]
+        assert report["block"] == [2, "set_num_threads"]
+        assert report["after_block"] == [want, source]
+        assert report["set"] == [1, "set_num_threads"]
+
+
+def test_threads_block_bit_identical(restore_threads):
+    rng = np.random.default_rng(21)
+    for dtype in ("float32", "float64"):
+        for m, n, k in PARALLEL_SHAPES[:3]:
+            a = rand(rng, (m, k), dtype)
+            b = np_layout(rand(rng, (k, n), dtype), "F")
+            gemmkit.set_num_threads(0)
+            default = gemmkit.gemm(a, b)
+            with gemmkit.threads(1):
+                one = gemmkit.gemm(a, b)
+            with gemmkit.threads(3):
+                three = gemmkit.gemm(a, b)
+            assert np.array_equal(_bits(default), _bits(one)), (dtype, m, n, k)
+            assert np.array_equal(_bits(default), _bits(three)), (dtype, m, n, k)
 
 
 def test_concurrent_python_threads():

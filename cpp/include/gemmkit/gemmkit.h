@@ -254,7 +254,9 @@ GEMMKIT_API const char* gemmkit_codes_json(void);
 
 /* Dispatch decision as a JSON object keyed by dtype name ("float32", ...),
  * each with "isa", "kernel", "mr", "nr", "depth_multiple"; plus "threads",
- * "cpu_features" and "compiled_isas".  Returns NULL (and sets the last error,
+ * "threads_source" (where that count came from: "set_num_threads",
+ * "GEMMKIT_NUM_THREADS", "OMP_NUM_THREADS" or "cores"), "cpu_features" and
+ * "compiled_isas".  Returns NULL (and sets the last error,
  * status GEMMKIT_ERROR_ISA) when GEMMKIT_REQUIRE_ISA cannot be honoured.
  * The string is owned by the library and lives until the process ends. */
 GEMMKIT_API const char* gemmkit_dispatch_info_json(void);
@@ -269,8 +271,9 @@ GEMMKIT_API const char* gemmkit_dispatch_info_json(void);
  * even under a pin that cannot.  Never NULL; static, owned by the library. */
 GEMMKIT_API const char* gemmkit_isa_table_json(void);
 
-/* Worker threads used by large GEMMs; n == 0 restores the default
- * (GEMMKIT_NUM_THREADS, else the cores available to the process). */
+/* Worker threads used by large GEMMs, process-wide; n == 0 restores the
+ * default (GEMMKIT_NUM_THREADS, else the first entry of OMP_NUM_THREADS,
+ * else the cores available to the process). */
 GEMMKIT_API int gemmkit_set_num_threads(size_t n);
 GEMMKIT_API size_t gemmkit_get_num_threads(void);
 

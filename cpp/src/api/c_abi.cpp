@@ -85,12 +85,14 @@ const char* dispatch_info_json() {
   }
   const dispatch::Pin& pin = dispatch::pin();
   const cache::CacheInfo& cache = cache::info();
+  const tuning::ThreadCount threads = tuning::thread_count();
   std::snprintf(
       g_info, sizeof g_info,
-      "{\"version\":\"%s\",\"threads\":%d,\"pin\":%s%s%s,"
+      "{\"version\":\"%s\",\"threads\":%d,\"threads_source\":\"%s\",\"pin\":%s%s%s,"
       "\"cpu_features\":[%s],\"compiled_isas\":[%s],\"available_isas\":[%s],"
       "\"cache\":{\"l1d\":%zu,\"l2\":%zu,\"l3\":%zu,\"source\":\"%s\"}",
-      GEMMKIT_VERSION_STRING, tuning::max_threads(), pin.is_auto ? "" : "\"",
+      GEMMKIT_VERSION_STRING, threads.threads, tuning::thread_source_name(threads.source),
+      pin.is_auto ? "" : "\"",
       pin.is_auto ? "null" : pin.value, pin.is_auto ? "" : "\"", feature_json,
       compiled, usable, cache.l1d, cache.l2, cache.l3, cache.source);
   append_family(g_info, sizeof g_info, "float32", f32);

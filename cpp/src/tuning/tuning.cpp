@@ -1,4 +1,6 @@
-// Tuning: the knob registry (setter > environment > default).
+// Tuning: the knob registry (setter > environment > default), and the
+// thread count's own order (setter > GEMMKIT_NUM_THREADS > OMP_NUM_THREADS >
+// cores).
 #include "tuning/tuning.hpp"
 
 #include <atomic>
@@ -21,7 +23,8 @@ constexpr std::size_t kBlockMax = std::size_t(1) << 20;
 constexpr std::size_t kWorkMax = SIZE_MAX >> (sizeof(std::size_t) >= 8 ? 14 : 2);
 
 const KnobInfo kKnobs[] = {
-    {"GEMMKIT_NUM_THREADS", 0, 1024, "worker threads (0 = cores available)"},
+    {"GEMMKIT_NUM_THREADS", 0, 1024,
+     "worker threads (0 = cores available; unset: OMP_NUM_THREADS, else the cores)"},
     {"GEMMKIT_PARALLEL_THRESHOLD", 48 * 48 * 256, kWorkMax,
      "m*n*k below which a call stays on one thread"},
     {"GEMMKIT_MNK_PER_WORKER", 2000000, kWorkMax,
@@ -49,13 +52,17 @@ constexpr std::size_t kUnset = ~std::size_t(0);
 
 struct KnobState {
   std::atomic<std::size_t> setter{kUnset};
-  std::atomic<std::size_t> env{kUnset};
+  std::atomic<std::size_t> env{kUnset};  // kUnset: not set, or malformed
   std::atomic<bool> env_read{false};
 };
 
 KnobState g_state[static_cast<int>(Knob::kCount)];
 
-std::size_t read_env(const KnobInfo& k) {
+// The knob's value from its environment variable: the default when the
+// variable is not set, empty or malformed (warned about), and then *given
+// is false.
+std::size_t read_env(const KnobInfo& k, bool* given = nullptr) {
+  if (given) *given = false;
   const char* v = std::getenv(k.env_name);
   if (!v || !*v) return k.default_value;
   // Parsed by hand: strtoull reports overflow through errno, which Pyodide's
@@ -73,6 +80,7 @@ std::size_t read_env(const KnobInfo& k) {
                  k.env_name, v);
     return k.default_value;
   }
+  if (given) *given = true;
   if (parsed > k.max_value) {
     std::fprintf(stderr, "gemmkit: %s=%s is above its range; using %zu\n", k.env_name, v,
                  k.max_value);
@@ -81,19 +89,40 @@ std::size_t read_env(const KnobInfo& k) {
   return parsed;
 }
 
+// Read once, like the knobs; 0 = not set or not a list of positive integers.
+std::atomic<std::size_t> g_omp_threads{0};
+std::atomic<bool> g_omp_read{false};
+
+std::size_t omp_num_threads() {
+  if (!g_omp_read.load(std::memory_order_acquire)) {
+    const std::size_t top = knob_info(Knob::kNumThreads).max_value;
+    g_omp_threads.store(parse_omp_num_threads(std::getenv("OMP_NUM_THREADS"), top),
+                        std::memory_order_relaxed);
+    g_omp_read.store(true, std::memory_order_release);
+  }
+  return g_omp_threads.load(std::memory_order_relaxed);
+}
+
 }  // namespace
 
 const KnobInfo& knob_info(Knob knob) { return kKnobs[static_cast<int>(knob)]; }
 
-std::size_t get(Knob knob) {
+std::size_t get(Knob knob, Origin* origin) {
   KnobState& s = g_state[static_cast<int>(knob)];
   const std::size_t set_value = s.setter.load(std::memory_order_relaxed);
-  if (set_value != kUnset) return set_value;
+  if (set_value != kUnset) {
+    if (origin) *origin = Origin::kSetter;
+    return set_value;
+  }
   if (!s.env_read.load(std::memory_order_acquire)) {
-    s.env.store(read_env(knob_info(knob)), std::memory_order_relaxed);
+    bool given;
+    const std::size_t value = read_env(knob_info(knob), &given);
+    s.env.store(given ? value : kUnset, std::memory_order_relaxed);
     s.env_read.store(true, std::memory_order_release);
   }
-  return s.env.load(std::memory_order_relaxed);
+  const std::size_t env_value = s.env.load(std::memory_order_relaxed);
+  if (origin) *origin = env_value != kUnset ? Origin::kEnvironment : Origin::kDefault;
+  return env_value != kUnset ? env_value : knob_info(knob).default_value;
 }
 
 void set(Knob knob, std::size_t value) {
@@ -106,11 +135,61 @@ void reset(Knob knob) {
   g_state[static_cast<int>(knob)].setter.store(kUnset, std::memory_order_relaxed);
 }
 
-int max_threads() {
-  const std::size_t n = get(Knob::kNumThreads);
-  const int cores = parallel::available_cores();
-  if (n == 0) return cores;
-  return static_cast<int>(n);  // at most the knob's range, 1024
+std::size_t parse_omp_num_threads(const char* text, std::size_t max_value) {
+  if (!text) return 0;
+  // libgomp's and libomp's reading: entries separated by commas, blanks
+  // around each, every entry a positive decimal integer; anything else
+  // makes the whole variable invalid (they warn and ignore it; it is their
+  // variable, so gemmkit ignores it silently).
+  auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\v' ||
+                                   c == '\f' || c == '\r'; };
+  std::size_t first = 0;
+  const char* p = text;
+  for (bool is_first = true;; is_first = false) {
+    while (blank(*p)) ++p;
+    if (*p < '0' || *p > '9') return 0;  // empty entry, sign, or other text
+    std::size_t value = 0;
+    for (; *p >= '0' && *p <= '9'; ++p)
+      value = value > (SIZE_MAX - 9) / 10 ? SIZE_MAX : value * 10 + std::size_t(*p - '0');
+    if (value == 0) return 0;
+    if (is_first) first = value > max_value ? max_value : value;
+    while (blank(*p)) ++p;
+    if (*p == '\0') return first;
+    if (*p != ',') return 0;
+    ++p;
+  }
 }
+
+const char* thread_source_name(ThreadSource source) {
+  switch (source) {
+    case ThreadSource::kSetter: return "set_num_threads";
+    case ThreadSource::kGemmkitEnv: return "GEMMKIT_NUM_THREADS";
+    case ThreadSource::kOpenMpEnv: return "OMP_NUM_THREADS";
+    case ThreadSource::kCores: break;
+  }
+  return "cores";
+}
+
+ThreadCount thread_count() {
+  Origin origin;
+  const std::size_t n = get(Knob::kNumThreads, &origin);
+  // n is at most the knob's range (1024), so the casts are exact.
+  switch (origin) {
+    case Origin::kSetter:
+      if (n != 0) return {static_cast<int>(n), ThreadSource::kSetter};
+      break;  // set(kNumThreads, 0) means the cores, as the knob's doc says
+    case Origin::kEnvironment:
+      // GEMMKIT_NUM_THREADS=0 asks for the cores, whatever OMP_NUM_THREADS says.
+      return {n != 0 ? static_cast<int>(n) : parallel::available_cores(),
+              ThreadSource::kGemmkitEnv};
+    case Origin::kDefault:
+      if (const std::size_t omp = omp_num_threads())
+        return {static_cast<int>(omp), ThreadSource::kOpenMpEnv};
+      break;
+  }
+  return {parallel::available_cores(), ThreadSource::kCores};
+}
+
+int max_threads() { return thread_count().threads; }
 
 }  // namespace gemmkit::tuning

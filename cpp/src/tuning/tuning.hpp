@@ -2,9 +2,10 @@
 //
 // Resolution order: setter (set()) > GEMMKIT_<NAME> environment variable
 // (read once) > built-in default.  A malformed environment value prints one
-// warning on stderr and falls back to the default; a value above the knob's
-// range is clamped to it with a warning (so no blocking arithmetic can
-// overflow); nothing aborts.
+// warning on stderr and counts as unset; a value above the knob's range is
+// clamped to it with a warning (so no blocking arithmetic can overflow);
+// nothing aborts.  The thread count alone has a step between the
+// environment and the default: OMP_NUM_THREADS (thread_count()).
 #pragma once
 
 #include <cstddef>
@@ -33,12 +34,36 @@ struct KnobInfo {
   const char* doc;
 };
 
+// Which step of the resolution order a knob's value came from.
+enum class Origin : int { kSetter, kEnvironment, kDefault };
+
 const KnobInfo& knob_info(Knob knob);
-std::size_t get(Knob knob);
+// `origin`, when given, receives where the value came from (read together
+// with the value, so a concurrent set() cannot pair one with the other).
+std::size_t get(Knob knob, Origin* origin = nullptr);
 void set(Knob knob, std::size_t value);
 void reset(Knob knob);  // back to environment / default
 
-// Threads a call may use: kNumThreads resolved against the cores available.
+// Where the thread count came from, first match wins: set_num_threads(),
+// GEMMKIT_NUM_THREADS (0 there means the cores available), OMP_NUM_THREADS
+// (the first entry of its list; a malformed list is ignored), the cores
+// available to the process.
+enum class ThreadSource : int { kSetter, kGemmkitEnv, kOpenMpEnv, kCores };
+const char* thread_source_name(ThreadSource source);  // e.g. "OMP_NUM_THREADS"
+
+struct ThreadCount {
+  int threads;  // >= 1
+  ThreadSource source;
+};
+ThreadCount thread_count();
+
+// Threads a call may use: thread_count().threads.
 int max_threads();
+
+// OMP_NUM_THREADS as OpenMP reads it: a comma list of positive integers
+// (blanks around entries allowed) of which the first applies; 0 when the
+// text is not such a list.  Values above `max_value` are clamped to it.
+// Exposed for the tests; the library reads the variable once.
+std::size_t parse_omp_num_threads(const char* text, std::size_t max_value);
 
 }  // namespace gemmkit::tuning
