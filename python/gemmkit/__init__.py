@@ -42,6 +42,7 @@ from ._errors import (
     WorkspaceError,
 )
 from ._packed import PackedRhs
+from ._threads import threads
 
 __version__ = _backend.version()
 
@@ -56,6 +57,7 @@ __all__ = [
     "available_isas",
     "set_num_threads",
     "get_num_threads",
+    "threads",
     "GemmkitError",
     "ShapeError",
     "DTypeError",
