@@ -34,6 +34,7 @@ import argparse
 import base64
 import concurrent.futures
 import dataclasses
+import email.utils
 import functools
 import glob
 import hashlib
@@ -482,42 +483,112 @@ def check_side_module(path: Path) -> None:
 # the wheel
 # --------------------------------------------------------------------------
 
+def _pyproject(root: Path) -> dict:
+    """pyproject.toml of the tree being built, parsed (tomllib: Python 3.11+;
+    tomli, the same parser, where it is older)."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python < 3.11
+        import tomli as tomllib
+    path = root / "pyproject.toml"
+    try:
+        with open(path, "rb") as f:
+            return tomllib.load(f)
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise BuildError(f"cannot read {path}: {exc}") from exc
+
+
 def read_version(root: Path) -> str:
     """The package version, from the same single source the native wheel
-    uses: a static pyproject version, else the scikit-build-core regex
-    provider's input file (cpp/include/gemmkit/version.h), else a literal
-    ``__version__`` in python/gemmkit/__init__.py."""
-    pyproject = root / "pyproject.toml"
-    text = pyproject.read_text() if pyproject.exists() else ""
-    m = re.search(r'(?ms)^\[project\].*?^version\s*=\s*"([^"]+)"', text)
-    if m and "[" not in text[text.index("[project]") + 9:m.start()]:
-        return m.group(1)
-    section = re.search(r"(?ms)^\[tool\.scikit-build\.metadata\.version\](.*?)(?=^\[|\Z)", text)
-    if section:
-        inp = re.search(r'(?m)^\s*input\s*=\s*"([^"]+)"', section.group(1))
-        rx = re.search(r"(?m)^\s*regex\s*=\s*'([^']+)'", section.group(1)) or \
-            re.search(r'(?m)^\s*regex\s*=\s*"([^"]+)"', section.group(1))
-        if inp and rx and (root / inp.group(1)).exists():
-            found = re.search(rx.group(1), (root / inp.group(1)).read_text())
-            if found:
-                return found.group("value")
-    init = root / "python" / "gemmkit" / "__init__.py"
-    if init.exists():
-        m = re.search(r'(?m)^__version__\s*=\s*["\']([^"\']+)["\']', init.read_text())
-        if m:
-            return m.group(1)
-    raise BuildError("cannot find the version (pyproject.toml, the version "
-                     "regex input it names, or __version__ in "
-                     "python/gemmkit/__init__.py)")
+    uses: a static ``project.version``, else the input file of
+    scikit-build-core's regex provider (cpp/include/gemmkit/version.h)."""
+    data = _pyproject(root)
+    if "version" in data.get("project", {}):
+        return data["project"]["version"]
+    provider = data.get("tool", {}).get("scikit-build", {}).get(
+        "metadata", {}).get("version", {})
+    if provider.get("provider") == "scikit_build_core.metadata.regex":
+        source = root / provider["input"]
+        found = re.search(provider["regex"], source.read_text()) if source.exists() else None
+        if found:
+            return found.group("value")
+    raise BuildError("cannot find the version: neither project.version nor the "
+                     "regex provider's input in pyproject.toml gives one")
 
 
-def _requires_python(root: Path) -> str | None:
-    pyproject = root / "pyproject.toml"
-    if pyproject.exists():
-        m = re.search(r'(?m)^\s*requires-python\s*=\s*"([^"]+)"', pyproject.read_text())
-        if m:
-            return m.group(1)
-    return None
+def license_files(root: Path) -> list[str]:
+    """``project.license-files`` (PEP 639 globs) expanded: the licence texts,
+    as paths relative to ``root``.  A pattern that matches nothing is an
+    error, as PEP 639 asks of build tools."""
+    out: set[str] = set()
+    for pattern in _pyproject(root)["project"].get("license-files", []):
+        found = [p for p in root.glob(pattern) if p.is_file()]
+        if not found:
+            raise BuildError(f"project.license-files: {pattern!r} matches no file")
+        out.update(p.relative_to(root).as_posix() for p in found)
+    return sorted(out)
+
+
+def _people(entries: list[dict]) -> tuple[str | None, str | None]:
+    """(Author, Author-email) values of PEP 621 ``authors``/``maintainers``:
+    names without an address, and ``name <address>`` entries."""
+    names = [p["name"] for p in entries if "email" not in p]
+    addresses = [email.utils.formataddr((p.get("name", ""), p["email"]))
+                 for p in entries if "email" in p]
+    return ", ".join(names) or None, ", ".join(addresses) or None
+
+
+def _readme(root: Path, readme) -> tuple[str | None, str | None]:
+    """(content type, text) of ``project.readme``: a path, or a table with
+    ``file`` or ``text`` and ``content-type``."""
+    if readme is None:
+        return None, None
+    if isinstance(readme, str):
+        readme = {"file": readme}
+    kind = readme.get("content-type") or {
+        ".md": "text/markdown", ".rst": "text/x-rst"}.get(
+        Path(readme.get("file", "")).suffix.lower(), "text/plain")
+    text = readme["text"] if "text" in readme else (root / readme["file"]).read_text()
+    return kind, text
+
+
+def core_metadata(root: Path, version: str) -> str:
+    """The wheel's METADATA: core metadata 2.4 from pyproject.toml's
+    [project] table, with the fields, in the order, that scikit-build-core
+    (pyproject-metadata) writes into the native wheel, so that both wheels
+    carry the same facts from one place (tests/native/test_packaging.py
+    compares them field by field).  Dependencies are copied as written:
+    numpy's requirement carries ``sys_platform != "emscripten"`` there, since
+    the Pyodide backend works on plain buffers and needs no numpy."""
+    project = _pyproject(root)["project"]
+    if not isinstance(project.get("license"), str):
+        raise BuildError("project.license must be an SPDX expression (PEP 639)")
+    fields: list[tuple[str, str | None]] = [
+        ("Metadata-Version", "2.4"), ("Name", project["name"]), ("Version", version),
+        ("Summary", project.get("description")),
+        ("Keywords", ",".join(project.get("keywords", [])) or None)]
+    author, author_email = _people(project.get("authors", []))
+    maintainer, maintainer_email = _people(project.get("maintainers", []))
+    fields += [("Author", author), ("Author-Email", author_email),
+               ("Maintainer", maintainer), ("Maintainer-Email", maintainer_email),
+               ("License-Expression", project["license"])]
+    fields += [("License-File", path) for path in license_files(root)]
+    fields += [("Classifier", c) for c in project.get("classifiers", [])]
+    fields += [("Project-URL", f"{label}, {url}")
+               for label, url in project.get("urls", {}).items()]
+    fields.append(("Requires-Python", project.get("requires-python")))
+    fields += [("Requires-Dist", dep) for dep in project.get("dependencies", [])]
+    for extra, deps in project.get("optional-dependencies", {}).items():
+        extra = re.sub(r"[._]", "-", extra).lower()
+        fields.append(("Provides-Extra", extra))
+        for dep in deps:
+            dep, _, marker = dep.partition(";")
+            marker = f"({marker.strip()}) and " if marker.strip() else ""
+            fields.append(("Requires-Dist", f'{dep.strip()}; {marker}extra == "{extra}"'))
+    kind, text = _readme(root, project.get("readme"))
+    fields.append(("Description-Content-Type", kind))
+    head = "".join(f"{key}: {value}\n" for key, value in fields if value is not None)
+    return head + (f"\n{text}" if text is not None else "")
 
 
 _SKIP_SUFFIXES = (".so", ".pyd", ".dylib", ".dll", ".pyc")
@@ -549,14 +620,10 @@ def write_wheel(root: Path, side_module: Path, out_dir: Path) -> Path:
     distinfo = f"gemmkit-{version}.dist-info"
     files: list[tuple[str, bytes]] = [(a, p.read_bytes()) for a, p in package_files(root)]
     files.append((f"gemmkit/{SIDE_MODULE_NAME}", side_module.read_bytes()))
-    meta = ["Metadata-Version: 2.1", "Name: gemmkit", f"Version: {version}",
-            "Summary: GEMM for Python: one C++ kernel codebase, native and "
-            "WebAssembly (simd128) builds",
-            "License: MIT"]
-    rp = _requires_python(root)
-    if rp:
-        meta.append(f"Requires-Python: {rp}")
-    files.append((f"{distinfo}/METADATA", ("\n".join(meta) + "\n").encode()))
+    files.append((f"{distinfo}/METADATA", core_metadata(root, version).encode()))
+    # PEP 639: each License-File lies under .dist-info/licenses/ at its path.
+    files += [(f"{distinfo}/licenses/{path}", (root / path).read_bytes())
+              for path in license_files(root)]
     files.append((f"{distinfo}/WHEEL", (
         "Wheel-Version: 1.0\nGenerator: gemmkit wasm/build.py\n"
         f"Root-Is-Purelib: false\nTag: {tag}\n").encode()))
