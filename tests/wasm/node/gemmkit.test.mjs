@@ -28,6 +28,9 @@ const TILES = {
   scalar: { float32: [4, 4], float64: [4, 4] },
 };
 const DTYPE = new Map([[Float32Array, "float32"], [Float64Array, "float64"]]);
+// The version's one source; the module must report the same string.
+const VERSION = readFileSync(path.join(REPO, "cpp", "include", "gemmkit", "version.h"), "utf8")
+  .match(/GEMMKIT_VERSION_STRING "([^"]+)"/)[1];
 
 test("the engine running these tests has simd128", () => {
   assert.equal(simd128Supported(), true);
@@ -57,7 +60,7 @@ for (const isa of ["simd128", "scalar"]) {
         assert.equal(info[dtype].nr, nr);
         assert.equal(info[dtype].kernel, `${dtype === "float32" ? "f32" : "f64"}_gemm_${mr}x${nr}__${isa}`);
       }
-      assert.equal(gk.version, "0.1.0");
+      assert.equal(gk.version, VERSION);
       assert.equal(gk.abiVersion, 1);
     });
 
