@@ -468,7 +468,8 @@ def print_dispatch(report: dict) -> None:
     print(f"available ISAs: {' '.join(info.get('available_isas', []))}")
     pin = info.get("pin")
     print(f"pin:            {pin if pin else 'none (GEMMKIT_REQUIRE_ISA unset: best available)'}")
-    print(f"threads:        {info.get('threads')}")
+    source = info.get("threads_source")
+    print(f"threads:        {info.get('threads')}" + (f" (source: {source})" if source else ""))
     print()
     rows = [("dtype", "isa", "kernel", "mr", "nr", "depth_multiple")]
     for key, d in info.items():
@@ -537,9 +538,16 @@ def print_benchmark(bench: dict, notes: list[str]) -> None:
             "rerun on a quiet machine before quoting them."
         )
     elif method["load_measured"]:
-        print("Every ratio was measured with little other load and a tight spread.")
+        say(
+            f"Every ratio is within the limits: other processes' load below "
+            f"{method['max_load_percent']:g}% of the cores, spread at most "
+            f"{method['max_spread_percent']:g}%."
+        )
     else:
-        print("Every ratio has a tight spread (other load unknown here).")
+        say(
+            f"Every ratio's spread is at most {method['max_spread_percent']:g}% "
+            "(other processes' load cannot be measured here)."
+        )
 
 
 # --------------------------------------------------------------------------
