@@ -113,6 +113,7 @@ def _epilog() -> str:
         "  GEMMKIT_REQUIRE_ISA  run one ISA's kernels (e.g. scalar, fma, avx512f, neon)",
         "                       instead of the best this machine runs",
         "  GEMMKIT_NUM_THREADS  gemmkit's thread count when --threads is not given",
+        "                       (unset: OMP_NUM_THREADS, then one thread per core)",
     ]
     return "\n".join(lines)
 
