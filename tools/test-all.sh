@@ -4,7 +4,9 @@
 # suite:
 #
 #   1. deps       tools/install-deps.sh --all (apt, npm ci, .venv, torch)
-#   2. native     tools/build-native.sh (wheel into .venv, build/<wheel tag>)
+#   2. native     tools/build-native.sh (the portable wheel of tools/build_wheel.py
+#                 into .venv, build/<wheel tag>; prints auditwheel's verdict and
+#                 fails unless it is manylinux_2_28 or older)
 #   3. wasm       python wasm/build.py (Pyodide wheel, web-demo modules)
 #   4. cpp-build  CMake target GEMMKIT_BUILD_TESTS=ON in build/cpp-tests
 #   5. ctest      C++ unit tests (L0 conformance, ...)
