@@ -9,11 +9,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "dispatch/cpuid.hpp"
 #include "tuning/tuning.hpp"
-
-#if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
-#endif
 
 namespace gemmkit::cache {
 
@@ -23,31 +20,30 @@ constexpr std::size_t kDefaultL1d = 32 * 1024;
 constexpr std::size_t kDefaultL2 = 1024 * 1024;
 constexpr std::size_t kDefaultL3 = 32 * 1024 * 1024;
 
-#if defined(__x86_64__) || defined(__i386__)
+#if GEMMKIT_X86
 bool from_cpuid(CacheInfo* out) {
-  unsigned eax, ebx, ecx, edx;
-  if (!__get_cpuid(0, &eax, &ebx, &ecx, &edx)) return false;
-  const unsigned max_leaf = eax;
-  const bool intel = ebx == 0x756e6547;  // "Genu"
+  cpu::CpuidRegs r;
+  if (!cpu::cpuid(0, 0, &r)) return false;
+  const unsigned max_leaf = r.eax;
+  const bool intel = r.ebx == 0x756e6547;  // "Genu"
   unsigned leaf = 0;
   if (intel && max_leaf >= 4) {
     leaf = 4;
   } else {
-    if (!__get_cpuid(0x80000000, &eax, &ebx, &ecx, &edx) || eax < 0x8000001D)
-      return false;
+    if (!cpu::cpuid(0x80000000, 0, &r) || r.eax < 0x8000001D) return false;
     leaf = 0x8000001D;
   }
   CacheInfo info{0, 0, 0, "cpuid"};
   for (unsigned sub = 0; sub < 16; ++sub) {
-    __cpuid_count(leaf, sub, eax, ebx, ecx, edx);
-    const unsigned type = eax & 0x1f;  // 1 data, 2 instruction, 3 unified
+    if (!cpu::cpuid(leaf, sub, &r)) break;
+    const unsigned type = r.eax & 0x1f;  // 1 data, 2 instruction, 3 unified
     if (type == 0) break;
     if (type == 2) continue;
-    const unsigned level = (eax >> 5) & 0x7;
-    const std::size_t ways = ((ebx >> 22) & 0x3ff) + 1;
-    const std::size_t parts = ((ebx >> 12) & 0x3ff) + 1;
-    const std::size_t line = (ebx & 0xfff) + 1;
-    const std::size_t sets = std::size_t(ecx) + 1;
+    const unsigned level = (r.eax >> 5) & 0x7;
+    const std::size_t ways = ((r.ebx >> 22) & 0x3ff) + 1;
+    const std::size_t parts = ((r.ebx >> 12) & 0x3ff) + 1;
+    const std::size_t line = (r.ebx & 0xfff) + 1;
+    const std::size_t sets = std::size_t(r.ecx) + 1;
     const std::size_t size = ways * parts * line * sets;
     if (level == 1) info.l1d = size;
     if (level == 2) info.l2 = size;
@@ -106,7 +102,7 @@ bool from_sysfs(CacheInfo* out) {
 
 CacheInfo detect() {
   CacheInfo info{kDefaultL1d, kDefaultL2, kDefaultL3, "default"};
-#if defined(__x86_64__) || defined(__i386__)
+#if GEMMKIT_X86
   if (from_cpuid(&info)) return info;
 #endif
 #if defined(__linux__)

@@ -12,10 +12,9 @@
 #include <cstdlib>
 #include <cstring>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
-#endif
-#if defined(__linux__) && (defined(__x86_64__) || defined(__i386__))
+#include "dispatch/cpuid.hpp"
+
+#if defined(__linux__) && GEMMKIT_X86
 #include <sys/syscall.h>
 #include <unistd.h>
 #endif
@@ -130,14 +129,6 @@ static_assert(registry_is_consistent(),
               "isa_registry.def: an unknown feature or base, or a pin value "
               "shared by two ISAs");
 
-#if defined(__x86_64__) || defined(__i386__)
-unsigned long long xgetbv0() {
-  unsigned eax, edx;
-  __asm__ volatile("xgetbv" : "=a"(eax), "=d"(edx) : "c"(0));
-  return (static_cast<unsigned long long>(edx) << 32) | eax;
-}
-#endif
-
 // GEMMKIT_TEST_HIDE_CPU_FEATURES=avx512f,fma: the named features (as
 // dispatch_info()'s "cpu_features" spells them) count as absent, so the
 // refusals and the ladders of a machine that has them can be tested on it.
@@ -164,39 +155,39 @@ void hide_for_tests(CpuFeatures& f) {
 
 CpuFeatures detect() {
   CpuFeatures f{};
-#if defined(__x86_64__) || defined(__i386__)
-  unsigned eax, ebx, ecx, edx;
-  if (__get_cpuid(0, &eax, &ebx, &ecx, &edx)) {
-    f.intel = ebx == 0x756e6547u && edx == 0x49656e69u && ecx == 0x6c65746eu;  // GenuineIntel
+#if GEMMKIT_X86
+  cpu::CpuidRegs r;
+  if (cpu::cpuid(0, 0, &r)) {
+    f.intel = r.ebx == 0x756e6547u && r.edx == 0x49656e69u && r.ecx == 0x6c65746eu;  // GenuineIntel
   }
-  if (__get_cpuid(1, &eax, &ebx, &ecx, &edx)) {
-    const bool osxsave = ecx & (1u << 27);
-    f.fma = ecx & (1u << 12);
-    f.f16c = ecx & (1u << 29);
+  if (cpu::cpuid(1, 0, &r)) {
+    const bool osxsave = r.ecx & (1u << 27);
+    f.fma = r.ecx & (1u << 12);
+    f.f16c = r.ecx & (1u << 29);
     if (osxsave) {
-      const unsigned long long xcr0 = xgetbv0();
+      const unsigned long long xcr0 = cpu::xgetbv0();
       f.os_avx = (xcr0 & 0x6) == 0x6;           // xmm + ymm
       f.os_avx512 = (xcr0 & 0xe6) == 0xe6;      // + opmask, zmm hi
       f.os_amx = (xcr0 & 0x60000) == 0x60000;   // XTILECFG + XTILEDATA
     }
   }
-  if (__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) {
-    f.avx2 = ebx & (1u << 5);
-    f.avx512f = ebx & (1u << 16);
-    f.avx512dq = ebx & (1u << 17);
-    f.avx512bw = ebx & (1u << 30);
-    f.avx512vl = ebx & (1u << 31);
-    f.avx512vnni = ecx & (1u << 11);
-    f.avx512fp16 = edx & (1u << 23);
-    f.amx_bf16 = edx & (1u << 22);
-    f.amx_tile = edx & (1u << 24);
-    f.amx_int8 = edx & (1u << 25);
-    if (eax >= 1 && __get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx)) {
-      f.avx512bf16 = eax & (1u << 5);
+  if (cpu::cpuid(7, 0, &r)) {
+    f.avx2 = r.ebx & (1u << 5);
+    f.avx512f = r.ebx & (1u << 16);
+    f.avx512dq = r.ebx & (1u << 17);
+    f.avx512bw = r.ebx & (1u << 30);
+    f.avx512vl = r.ebx & (1u << 31);
+    f.avx512vnni = r.ecx & (1u << 11);
+    f.avx512fp16 = r.edx & (1u << 23);
+    f.amx_bf16 = r.edx & (1u << 22);
+    f.amx_tile = r.edx & (1u << 24);
+    f.amx_int8 = r.edx & (1u << 25);
+    if (r.eax >= 1 && cpu::cpuid(7, 1, &r)) {
+      f.avx512bf16 = r.eax & (1u << 5);
     }
   }
 #endif
-#if defined(__linux__) && (defined(__x86_64__) || defined(__i386__))
+#if defined(__linux__) && GEMMKIT_X86
   // Linux hands out the 8 KiB of tile data per process on request only.
   if (f.os_amx && f.amx_tile) {
     constexpr long kArchReqXcompPerm = 0x1023;
@@ -208,7 +199,7 @@ CpuFeatures detect() {
 #else
   f.os_amx = false;
 #endif
-#if defined(__aarch64__)
+#if defined(__aarch64__) || defined(_M_ARM64)
   f.neon = true;  // mandatory on aarch64
 #endif
 #if defined(GEMMKIT_HAVE_SIMD128)
@@ -222,11 +213,11 @@ CpuFeatures detect() {
 }
 
 const char* arch_name() {
-#if defined(__x86_64__)
+#if defined(__x86_64__) || defined(_M_X64)
   return "x86_64";
-#elif defined(__i386__)
+#elif defined(__i386__) || defined(_M_IX86)
   return "x86";
-#elif defined(__aarch64__)
+#elif defined(__aarch64__) || defined(_M_ARM64)
   return "aarch64";
 #elif defined(__wasm32__)
   return "wasm32";
@@ -237,9 +228,9 @@ const char* arch_name() {
 
 // The registry arch whose rows this build can run.
 constexpr const char* kBuildArch =
-#if defined(__x86_64__) || defined(__i386__)
+#if GEMMKIT_X86
     "x86_64";
-#elif defined(__aarch64__)
+#elif defined(__aarch64__) || defined(_M_ARM64)
     "aarch64";
 #elif defined(__wasm32__)
     "wasm32";
