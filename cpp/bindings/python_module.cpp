@@ -15,6 +15,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "gemmkit/gemmkit.h"
 
@@ -246,6 +247,127 @@ std::unique_ptr<PackedHandle> prepack_rhs(py::handle b_obj) {
   return handle;
 }
 
+// DLPack (dlpack.h 1.x): the structs a "dltensor" or "dltensor_versioned"
+// capsule carries, as the specification lays them out (the header is not a
+// build dependency for four structs).
+struct DLDevice {
+  int32_t device_type;  // DLDeviceType: kDLCPU = 1
+  int32_t device_id;
+};
+struct DLDataType {
+  uint8_t code;  // DLDataTypeCode: kDLBfloat = 4
+  uint8_t bits;
+  uint16_t lanes;
+};
+struct DLTensor {
+  void* data;
+  DLDevice device;
+  int32_t ndim;
+  DLDataType dtype;
+  int64_t* shape;
+  int64_t* strides;  // in elements; null: compact row-major
+  uint64_t byte_offset;
+};
+struct DLManagedTensor {
+  DLTensor dl_tensor;
+  void* manager_ctx;
+  void (*deleter)(DLManagedTensor* self);
+};
+struct DLPackVersion {
+  uint32_t major;
+  uint32_t minor;
+};
+struct DLManagedTensorVersioned {
+  DLPackVersion version;
+  void* manager_ctx;
+  void (*deleter)(DLManagedTensorVersioned* self);
+  uint64_t flags;
+  DLTensor dl_tensor;
+};
+constexpr int32_t kDLCPU = 1;
+constexpr uint8_t kDLBfloat = 4;
+constexpr uint64_t kDLFlagReadOnly = 1;
+constexpr uint64_t kDLFlagIsCopied = 2;
+
+// A bfloat16 DLPack tensor as a numpy array of ml_dtypes.bfloat16 over the
+// producer's memory (numpy.from_dlpack has no bfloat16, so gemmkit reads
+// such capsules itself).  The array's base owns the managed tensor and
+// calls its deleter when the array goes, which keeps the producer's memory
+// alive for the array's lifetime.  Returns None when the tensor is not
+// bfloat16 (numpy's refusal of it stands); raises BufferError when it is not
+// in CPU memory or the capsule cannot be taken.  need_original: the array
+// will be written (an out=), so a copy made by the producer is refused.
+py::object array_from_dlpack(const py::capsule& capsule, bool need_original) {
+  const std::string name = capsule.name() ? capsule.name() : "";
+  const bool versioned = name == "dltensor_versioned";
+  if (!versioned && name != "dltensor") {
+    throw py::buffer_error("expected a DLPack capsule, got a capsule named '" + name +
+                           "' (one already used?)");
+  }
+  void* managed = capsule.get_pointer();
+  DLTensor* t = nullptr;
+  uint64_t flags = 0;
+  if (versioned) {
+    auto* mt = static_cast<DLManagedTensorVersioned*>(managed);
+    if (mt->version.major != 1) {
+      throw py::buffer_error("DLPack version " + std::to_string(mt->version.major) +
+                             " is not one gemmkit reads (1.x)");
+    }
+    t = &mt->dl_tensor;
+    flags = mt->flags;
+  } else {
+    t = &static_cast<DLManagedTensor*>(managed)->dl_tensor;
+  }
+  if (t->device.device_type != kDLCPU) {
+    throw py::buffer_error("the tensor is on DLPack device type " +
+                           std::to_string(t->device.device_type) +
+                           ", not in CPU memory (type 1); gemmkit computes on the CPU");
+  }
+  if (t->dtype.code != kDLBfloat || t->dtype.bits != 16 || t->dtype.lanes != 1) {
+    return py::none();
+  }
+  if (need_original && (flags & kDLFlagIsCopied)) {
+    throw py::buffer_error("the producer handed over a copy, so a result written there "
+                           "would be lost");
+  }
+  if (t->ndim < 0 || t->ndim > 64) {
+    throw py::buffer_error("a DLPack tensor of " + std::to_string(t->ndim) + " dimensions");
+  }
+  py::dtype bf16;
+  try {
+    bf16 = py::dtype::from_args(py::module_::import("ml_dtypes").attr("bfloat16"));
+  } catch (py::error_already_set&) {
+    throw py::buffer_error("a bfloat16 tensor needs the ml_dtypes package, which is not "
+                           "installed");
+  }
+  constexpr py::ssize_t kItem = 2;
+  std::vector<py::ssize_t> shape(size_t(t->ndim)), strides(size_t(t->ndim));
+  py::ssize_t size = 1, step = kItem;
+  for (int i = t->ndim - 1; i >= 0; --i) {
+    shape[size_t(i)] = py::ssize_t(t->shape[i]);
+    strides[size_t(i)] = t->strides ? py::ssize_t(t->strides[i]) * kItem : step;
+    step *= shape[size_t(i)];
+    size *= shape[size_t(i)];
+  }
+  char* data = static_cast<char*>(t->data);
+  if (!data && size != 0) throw py::buffer_error("a DLPack tensor without data");
+  // Taken: the producer's capsule no longer owns the tensor; this base does.
+  if (PyCapsule_SetName(capsule.ptr(), versioned ? "used_dltensor_versioned" : "used_dltensor")) {
+    throw py::error_already_set();
+  }
+  py::capsule owner = versioned ? py::capsule(managed, [](void* p) {
+    auto* mt = static_cast<DLManagedTensorVersioned*>(p);
+    if (mt->deleter) mt->deleter(mt);
+  }) : py::capsule(managed, [](void* p) {
+    auto* mt = static_cast<DLManagedTensor*>(p);
+    if (mt->deleter) mt->deleter(mt);
+  });
+  if (size == 0) return py::array(bf16, shape);  // no memory to share
+  py::array arr(bf16, shape, strides, data + t->byte_offset, owner);
+  if (flags & kDLFlagReadOnly) arr.attr("setflags")(py::arg("write") = false);
+  return arr;
+}
+
 std::string text_or_raise(const char* text) {
   if (!text) raise_status(GEMMKIT_ERROR_ISA, gemmkit_last_error());
   return std::string(text);
@@ -271,6 +393,9 @@ PYBIND11_MODULE(_native, m) {
         py::arg("scale"), py::arg("zero_point"), py::arg("bias_kind"), py::arg("bias"),
         py::arg("out"), "requantized int8 product into out (int8 or uint8)");
   m.def("prepack_rhs", &prepack_rhs, py::arg("b"), "pack b for gemm / gemm_requant");
+  m.def("array_from_dlpack", &array_from_dlpack, py::arg("capsule"), py::arg("need_original"),
+        "a bfloat16 DLPack capsule as an ml_dtypes.bfloat16 array over the producer's memory "
+        "(None for other dtypes)");
   m.def("codes_json", []() { return std::string(gemmkit_codes_json()); });
   m.def("dispatch_info_json", []() { return text_or_raise(gemmkit_dispatch_info_json()); });
   m.def("set_num_threads", [](std::size_t n) { check(gemmkit_set_num_threads(n)); });

@@ -6,15 +6,25 @@ without numpy), ``matmul`` follows ``numpy.matmul`` (type resolution, 1-D
 promotion, batch broadcasting, ``out=`` forms, scalars, subclasses,
 ``__array_ufunc__`` deferral), and the operands go to the backend, whose
 C++ core checks everything else (dtype pairs, shapes, strides, overlap,
-read-only outputs, scalar domains) with one catalogue of messages.
+read-only outputs, scalar domains) with one catalogue of messages.  What
+the core cannot see (a Python argument of the wrong kind, which the
+binding would only report as a signature mismatch) is checked here, once,
+on the way in; a numpy float operand pays nothing for those checks.
+
+Results come back in the caller's array type: a new result is a numpy
+array, or the inputs' own type (a torch tensor for torch tensors in) when
+every operand came through DLPack from one library that can import one
+back (:func:`_dlpack_namespace`); with ``out=`` the caller's ``out``.
 """
 
 from __future__ import annotations
 
+import sys
+
 from . import _dtypes as _dt
 from . import _requant
 from ._backend import backend
-from ._errors import ArgumentError, DTypeError, ShapeError
+from ._errors import ArgumentError, DTypeError, GemmkitError, ShapeError
 from ._packed import PackedRhs
 
 try:  # numpy is optional under Pyodide, where buffers work without it
@@ -32,6 +42,12 @@ _F64 = _np.dtype("float64") if _np is not None else None
 _CODES = backend.CODES
 _ACT = _CODES["activations"]
 _BIAS = _CODES["bias_kinds"]
+# numpy's casting rules (numpy.can_cast).
+_CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
+# matmul's default casting, compared by identity on the fast path.
+_SAME_KIND = "same_kind"
+# Scalars that are never operands of their own (c=2.0, bias=0.5).
+_SCALARS = (int, float, complex, bool)
 
 
 # --------------------------------------------------------------------------
@@ -46,13 +62,53 @@ def _operand(x, name):
         return x if isinstance(x, memoryview) else _buffer(x, name)
     if isinstance(x, _ndarray):
         return x
-    if hasattr(x, "__dlpack__") and not _has_buffer(x):
-        # Zero-copy for CPU producers (torch, jax, cupy-on-host...).
+    if _via_dlpack(x):
+        return _from_dlpack(x, name, False)
+    if type(x) is list or type(x) is tuple:
         try:
-            return _np.from_dlpack(x)
-        except (BufferError, TypeError, RuntimeError) as exc:
-            raise DTypeError(f"gemmkit: {name} could not be read via DLPack: {exc}") from None
+            return _np.asarray(x)
+        except ValueError:  # numpy: "setting an array element with a sequence"
+            raise _dt.ragged_error(name) from None
     return _np.asarray(x)
+
+
+def _via_dlpack(x):
+    """True for an operand read through DLPack: a producer without the
+    buffer protocol (a torch tensor, a jax array); numpy arrays and buffers
+    are read directly."""
+    return hasattr(x, "__dlpack__") and not _has_buffer(x)
+
+
+def _from_dlpack(x, name, for_out):
+    """numpy's zero-copy view of a DLPack producer's memory.  bfloat16,
+    which numpy.from_dlpack cannot make, comes through the extension's own
+    capsule reader as an ml_dtypes.bfloat16 array over the same memory."""
+    try:
+        return _np.from_dlpack(x, copy=False) if for_out else _np.from_dlpack(x)
+    except (BufferError, TypeError, ValueError, RuntimeError) as exc:
+        problem = exc
+    try:
+        arr = _bfloat16_from_dlpack(x, for_out)
+    except (BufferError, TypeError, ValueError, RuntimeError) as exc:
+        arr, problem = None, exc
+    if arr is None:
+        verb = "written" if for_out else "read"
+        raise DTypeError(f"gemmkit: {name} could not be {verb} via DLPack: {problem}") from None
+    return arr
+
+
+def _bfloat16_from_dlpack(x, for_out):
+    """A bfloat16 DLPack producer as an array, or None (another dtype, or
+    no reader: the Pyodide backend has no DLPack producers to read)."""
+    if backend.NAME != "native":
+        return None
+    from . import _native  # the native backend's extension holds the reader
+
+    try:
+        capsule = x.__dlpack__(max_version=(1, 0), copy=False if for_out else None)
+    except TypeError:  # a producer of the pre-1.0 protocol (no keywords)
+        capsule = x.__dlpack__()
+    return _native.array_from_dlpack(capsule, for_out)
 
 
 def _buffer(x, name):
@@ -101,10 +157,7 @@ def _out_arg(out):
         return _np.asarray(out)
     if hasattr(out, "__dlpack__"):
         # Written in place: the producer's memory is the result.
-        try:
-            return _np.from_dlpack(out, copy=False)
-        except (BufferError, TypeError, ValueError, RuntimeError) as exc:
-            raise DTypeError(f"gemmkit: out could not be written via DLPack: {exc}") from None
+        return _from_dlpack(out, "out", True)
     raise DTypeError(
         f"gemmkit: out must be an array (or numpy's 1-tuple form), got {type(out).__name__}")
 
@@ -114,6 +167,59 @@ def _callers(out):
     inside numpy's 1-tuple form), never a view made of it."""
     return out[0] if type(out) is tuple else out
 
+
+# --------------------------------------------------------------------------
+# results in the caller's array type
+
+def _dlpack_namespace(*operands):
+    """The namespace whose ``from_dlpack`` takes a new result back: that of
+    the library every array operand came from through DLPack (torch for
+    torch tensors), or None when any operand is a numpy array, a buffer or
+    nested lists, when the producers are of different libraries, or when
+    theirs has no ``from_dlpack``.  Scalars and a PackedRhs do not count."""
+    if _np is None:
+        return None
+    found = None
+    for x in operands:
+        if x is None or type(x) is PackedRhs or isinstance(x, _SCALARS):
+            continue
+        if isinstance(x, _ndarray) or not _via_dlpack(x):
+            return None
+        get_namespace = getattr(x, "__array_namespace__", None)  # the array API's way
+        ns = get_namespace() if get_namespace is not None else sys.modules.get(
+            type(x).__module__.partition(".")[0])  # torch.Tensor -> torch
+        if ns is None or not callable(getattr(ns, "from_dlpack", None)):
+            return None
+        if found is not None and ns is not found:
+            return None
+        found = ns
+    return found
+
+
+def _in_namespace(result, ns):
+    """A new numpy result as ``ns``'s array over the same memory (the
+    producer keeps the numpy array alive), or the numpy array itself when
+    ``ns`` cannot import it."""
+    try:
+        if _dt.np_dtype_name(result.dtype) == "bfloat16":
+            # numpy exports no bfloat16 over DLPack: the same bits as int16,
+            # retyped by the producer (a view, no copy).
+            return ns.from_dlpack(result.view(_np.int16)).view(ns.bfloat16)
+        return ns.from_dlpack(result)
+    except (AttributeError, BufferError, TypeError, ValueError, RuntimeError):
+        return result
+
+
+def _returned(result, a0, b0, c0=None):
+    """A new result as the caller gets it (see :func:`_dlpack_namespace`)."""
+    if type(a0) is _ndarray:  # the common case decides at once
+        return result
+    ns = _dlpack_namespace(a0, b0, c0)
+    return result if ns is None else _in_namespace(result, ns)
+
+
+# --------------------------------------------------------------------------
+# element types, epilogue, c
 
 def _result_name(in_name, out_dtype, out, a_for_message=None):
     """The output type of a product of ``in_name`` inputs: ``out_dtype``, or
@@ -131,28 +237,37 @@ def _result_name(in_name, out_dtype, out, a_for_message=None):
     return res
 
 
+_ACTIVATION_FORMS = "None, 'relu', ('leaky_relu', slope) or ('clip', lo, hi)"
+
+
 def _epilogue(bias, activation, in_name, m, n):
     """(bias_kind, bias vector, activation, slope, lo, hi) for the backend."""
     if bias is None and activation is None:
         return None
     act, slope, lo, hi = _ACT["none"], 0.0, 0.0, 0.0
+    form = activation[0] if type(activation) is tuple and activation else None
     if activation is None:
         pass
-    elif isinstance(activation, str) and activation == "relu":
+    elif type(activation) is str and activation == "relu":
         act = _ACT["relu"]
-    elif isinstance(activation, tuple) and len(activation) == 2 and activation[0] == "leaky_relu":
+    elif form == "leaky_relu" and len(activation) == 2:
         act, slope = _ACT["leaky_relu"], _dt.real_scalar(activation[1], "leaky_relu slope")
-    elif isinstance(activation, tuple) and len(activation) == 3 and activation[0] == "clip":
+    elif form == "clip" and len(activation) == 3:
         act = _ACT["clip"]
         lo, hi = _dt.real_scalar(activation[1], "clip lo"), _dt.real_scalar(activation[2], "clip hi")
     else:
         raise ArgumentError(
-            "gemmkit: activation must be None, 'relu', ('leaky_relu', slope) or "
-            f"('clip', lo, hi), got {activation!r}")
+            f"gemmkit: activation must be {_ACTIVATION_FORMS}, got {_dt.short_repr(activation)}")
     if bias is None:
         return (_BIAS["none"], None, act, slope, lo, hi)
     kind, vec = _bias_vector(bias, _CODES["accumulators"].get(in_name, "float32"), m, n)
     return (kind, vec, act, slope, lo, hi)
+
+
+# The kinds of bias values each accumulator kind takes: an integer
+# accumulator takes integers (gemmkit never truncates), a real one real
+# numbers, a complex one any number.
+_BIAS_VALUE_KINDS = {"i": "biu", "u": "biu", "f": "biuf", "c": "biufc"}
 
 
 def _bias_vector(bias, acc_name, m, n):
@@ -162,7 +277,7 @@ def _bias_vector(bias, acc_name, m, n):
     if _np is None:
         vec = _operand(bias, "bias")
         return (_BIAS["per_col"], vec) if vec.ndim == 1 else _bias_shape_error(vec.shape, m, n)
-    vec = _np.asarray(bias, dtype=_dt.numpy_dtype(acc_name))
+    vec = _bias_values(bias, acc_name)
     if vec.ndim == 0 or vec.shape == (1, 1):
         return _BIAS["per_col"], _np.broadcast_to(vec.reshape(()), (n,))
     if vec.ndim == 1:
@@ -174,10 +289,65 @@ def _bias_vector(bias, acc_name, m, n):
     return _bias_shape_error(vec.shape, m, n)
 
 
+def _bias_values(bias, acc_name):
+    """``bias`` as an array of the accumulator type ``acc_name``."""
+    acc = _dt.numpy_dtype(acc_name)
+    if isinstance(bias, _ndarray):
+        arr = bias
+    else:
+        try:
+            arr = _operand(bias, "bias")
+        except GemmkitError:
+            raise
+        except (TypeError, ValueError, OverflowError):  # not numbers at all
+            arr = None
+    if arr is None or arr.dtype.kind not in _BIAS_VALUE_KINDS.get(acc.kind, ""):
+        got = f"values of dtype {arr.dtype}" if arr is not None else _dt.short_repr(bias)
+        raise DTypeError(
+            f"gemmkit: bias must be a number or an array of numbers the {acc_name} "
+            f"accumulator holds ({_dt.kind_words(acc.kind)}), got {got}")
+    if arr.dtype == acc:
+        return arr
+    if acc.kind in "iu":
+        info = _np.iinfo(acc)
+        if arr.size and (arr.min() < info.min or arr.max() > info.max):
+            raise ArgumentError(
+                f"gemmkit: bias holds a value outside the {acc_name} accumulator's range "
+                f"[{info.min}, {info.max}] (gemmkit never truncates)")
+    with _np.errstate(over="ignore"):  # float64 -> float32: beyond the range is inf
+        return arr.astype(acc)
+
+
 def _bias_shape_error(shape, m, n):
     raise ShapeError(
         f"gemmkit: bias of shape {tuple(shape)} does not broadcast like a per-column "
         f"(n,) or (1, n) or a per-row (m, 1) bias onto the {m}x{n} result")
+
+
+# The Python numbers each kind of result type takes as a scalar c.
+_WEAK_KINDS = {"b": (bool,), "i": (int,), "u": (int,), "f": (int, float),
+               "c": (int, float, complex)}
+
+
+def _c_operand(c, res_name, like):
+    """``c`` as an array.  A Python number takes the result type, as numpy's
+    scalars do (NEP 50: ``c=1.0`` in a float32 product is float32), when
+    that type holds its kind: an int for integer types, a real number for
+    real ones; gemm converts no array."""
+    if _np is None or not isinstance(c, _SCALARS):
+        return _operand(c, "c")
+    dt = _dt.numpy_dtype(res_name, like)
+    kind = "f" if res_name == "bfloat16" else dt.kind
+    if type(c) not in _WEAK_KINDS.get(kind, ()):
+        raise DTypeError(
+            f"gemmkit: c={_dt.short_repr(c)} is not a value of the {res_name} result "
+            "(gemmkit does not convert; pass an array of that type)")
+    try:
+        with _np.errstate(over="ignore"):  # beyond a float type's range is inf
+            return _np.asarray(c, dtype=dt)
+    except OverflowError:
+        raise ArgumentError(
+            f"gemmkit: c={_dt.short_repr(c)} is outside the {res_name} result's range") from None
 
 
 def _broadcast_c(c, m, n):
@@ -193,8 +363,16 @@ def _broadcast_c(c, m, n):
             "result") from None
 
 
-# --------------------------------------------------------------------------
-# gemm, gemm_batched
+def _conj_flags(conj_a, conj_b):
+    """The C ABI's GEMMKIT_CONJ_A | GEMMKIT_CONJ_B."""
+    if conj_a is False and conj_b is False:
+        return 0
+    for value, name in ((conj_a, "conj_a"), (conj_b, "conj_b")):
+        if type(value) is not bool and not (_np is not None and type(value) is _np.bool_):
+            raise ArgumentError(
+                f"gemmkit: {name} must be True or False, got {_dt.short_repr(value)}")
+    return (1 if conj_a else 0) | (2 if conj_b else 0)
+
 
 def _strict(x, name):
     """An operand of the strict entries: a masked array's mask would be
@@ -222,19 +400,90 @@ def _matrices(entry, a, b, out):
     return a, b, out
 
 
-def gemm(a, b, c=None, *, alpha=1.0, beta=0.0, out=None, out_dtype=None, bias=None,
-         activation=None, conj_a=False, conj_b=False):
-    """``act(alpha * a @ b + beta * c + bias)``, by the fastest kernel here.
+# --------------------------------------------------------------------------
+# docstrings: the parameters and notes several entries share, written once
 
-    ``a`` is (m, k), ``b`` is (k, n) or a :class:`PackedRhs` made by
-    :func:`prepack_rhs`, ``c`` is (m, n), or broadcasts to it like numpy
-    (a scalar, a row (n,) or (1, n), a column (m, 1)), or ``None`` (then
-    ``beta`` is ignored).  Operands may have any strides: transposed,
-    reversed and sliced views are read in place.  ``beta == 0`` never reads
-    ``c``; ``alpha == 0`` or ``k == 0`` never reads ``a`` or ``b``.
+def _docstring(**pieces):
+    """Fills a docstring's ``{name}`` fields with shared text (the pieces
+    are written at the docstring's own indentation, four spaces)."""
+    def apply(fn):
+        fn.__doc__ = fn.__doc__.format(**pieces)
+        return fn
+    return apply
 
-    Element types (``a`` and ``b`` always share one; ``c`` and ``out`` have
-    the output type; gemm never converts them):
+
+_SCALAR_PARAMS = """\
+alpha, beta : number, optional
+        Scale factors (default 1 and 0), converted to the accumulator type
+        (see Notes).  ``beta == 0`` never reads ``c``; ``alpha == 0``
+        never reads ``a`` or ``b``.  Integer products take integers (int8:
+        in the int32 range, ``2.0`` is fine, ``0.5`` is an
+        :class:`ArgumentError`; the other integer types: magnitude up to
+        2**53, reduced modulo the type's ring); bool takes only
+        ``alpha=1``, ``beta=0``; complex products take complex values."""
+
+_OUT_PARAMS = """\
+out : ndarray or tuple of one ndarray, optional
+        Receives the result in place and is returned.  It must have the
+        output type and shape, be writable and not overlap ``a`` or ``b``
+        (:class:`OverlapError`: gemmkit never copies behind your back);
+        it may be ``c`` itself (an in-place update).  Anything else raises
+        before anything is written.  A DLPack producer (a torch tensor) is
+        written in place.
+    out_dtype : dtype-like, optional
+        The output type where the input type has two (see Notes):
+        ``numpy.float32`` for float16 or bfloat16 inputs, ``numpy.int8``
+        for int8 inputs.  A name (``"float32"``), a numpy type or dtype."""
+
+_EPILOGUE_PARAMS = """\
+bias : array_like or scalar, optional
+        Added before the activation, broadcast like numpy's ``+ bias``: a
+        scalar, (n,) or (1, n) per column, (m, 1) per row; in the
+        accumulator type (converted if given in another; an integer
+        accumulator takes only integer values).  Floating-point, complex
+        and int8 -> int32 products only.
+    activation : None, "relu", ("leaky_relu", slope) or ("clip", lo, hi), optional
+        Applied in the kernel's store, before the one rounding to the
+        output type: ``"relu"`` is ``max(v, 0)`` (NaN -> 0, -0 -> +0);
+        ``("leaky_relu", slope)`` is ``max(v, 0) + slope * min(v, 0)``
+        (same NaN and zero rules; slope finite); ``("clip", lo, hi)``
+        clamps to ``[lo, hi]`` (``lo <= hi``; NaN -> lo).  Real types
+        only.
+    conj_a, conj_b : bool, optional
+        Use the conjugate of ``a`` / ``b`` (``conj_a`` is
+        :func:`numpy.vdot`'s conjugation), at no extra cost; for real
+        types they change nothing.  ``conj_b`` needs ``b`` itself, not a
+        :class:`PackedRhs`."""
+
+_GEMM_RAISES = """\
+ShapeError
+        The dimensions do not agree, or an operand has the wrong ndim.
+    DTypeError
+        An element type gemmkit does not compute, operands of different
+        types, an ``out`` of another type than the result's, or an object
+        that is not an array.
+    ArgumentError
+        A scalar argument outside its domain (``alpha``, ``beta``, the
+        activation's parameters, ``conj_a``...).
+    OverlapError
+        ``out`` shares memory with ``a`` or ``b``.
+    LayoutError
+        ``out`` is read-only or aliases itself (a zero stride)."""
+
+_ARRAY_TYPE_NOTE = """\
+Array types.  Operands may be numpy arrays, buffer-protocol objects,
+    nested lists, or DLPack producers on the CPU (torch tensors, jax
+    arrays), read in place (zero-copy; bfloat16 tensors included, as
+    ``ml_dtypes.bfloat16`` arrays).  A new result is a numpy array, except
+    when every array operand came through DLPack from one library that
+    imports DLPack (torch in: torch out): then it is that library's array,
+    sharing the result's memory (no copy).  With ``out=`` the caller's
+    ``out`` itself is returned.  A torch tensor that requires grad is
+    refused (gemmkit computes no gradients; pass ``t.detach()``)."""
+
+_TYPES_TABLE = """\
+Element types (``a`` and ``b`` always share one; ``c`` and ``out`` have
+    the output type; gemm converts neither):
 
     ========================  ===========  ====================================
     inputs                    accumulator  output
@@ -254,71 +503,180 @@ def gemm(a, b, c=None, *, alpha=1.0, beta=0.0, out=None, out_dtype=None, bias=No
     complex64, complex128     itself       itself
     ========================  ===========  ====================================
 
-    ``alpha`` and ``beta`` are converted to the accumulator type.  For int8
-    they must be integers in the int32 range (``2`` and ``2.0`` are fine,
-    ``0.5`` is an :class:`ArgumentError`), and all arithmetic wraps modulo
-    2**32, the same bits on every ISA and thread count.  The other integer
-    types take integers (of magnitude up to 2**53), reduced modulo their
-    ring; bool takes only ``alpha=1``, ``beta=0``.  Complex products take
-    complex ``alpha`` and ``beta``; ``conj_a=True`` / ``conj_b=True`` use
-    the conjugate of ``a`` / ``b`` (``conj_a`` is :func:`numpy.vdot`'s
-    conjugation), at no extra cost; for real types they change nothing.
-    ``conj_b`` needs ``b`` itself, not a :class:`PackedRhs`.
+    int8 arithmetic wraps modulo 2**32, the same bits on every ISA and
+    thread count."""
 
-    Fused epilogue (floating-point types; complex types take a bias but no
-    activation; other integer types than int8 -> int32 none), applied in the kernel's store
-    before the one rounding to the output type: ``bias`` broadcasts like
-    numpy's ``+ bias`` (a scalar, (n,) or (1, n): per column; (m, 1): per
-    row), in the accumulator type (converted if given in another);
-    ``activation`` is ``None``, ``"relu"`` (``max(v, 0)``, NaN -> 0,
-    -0 -> +0), ``("leaky_relu", slope)`` (``max(v, 0) + slope * min(v, 0)``,
-    same NaN and zero rules; slope finite) or ``("clip", lo, hi)``
-    (``lo <= hi``; NaN -> lo).
 
-    ``out`` (m, n), an array or numpy's 1-tuple form, receives the result
-    in place and is returned; it may be ``c`` itself (an in-place update)
-    but must not overlap ``a`` or ``b`` (:class:`OverlapError`: gemm never
-    copies behind your back).  Anything else as ``out`` raises and nothing
-    is written.  Without ``out`` a new C-contiguous array is returned (a
-    C-contiguous ``memoryview`` under Pyodide without numpy).
+# --------------------------------------------------------------------------
+# gemm, gemm_batched
+
+@_docstring(scalars=_SCALAR_PARAMS, outs=_OUT_PARAMS, epilogue=_EPILOGUE_PARAMS,
+            raises=_GEMM_RAISES, types=_TYPES_TABLE, array_types=_ARRAY_TYPE_NOTE)
+def gemm(a, b, c=None, *, alpha=1.0, beta=0.0, out=None, out_dtype=None, bias=None,
+         activation=None, conj_a=False, conj_b=False):
+    """General matrix product ``act(alpha * a @ b + beta * c + bias)``.
+
+    Computed by the fastest kernel this machine runs for the element type,
+    in one pass: the scaling, the update of ``c``, the bias and the
+    activation happen in the kernel's store.
+
+    Parameters
+    ----------
+    a : array_like, shape (m, k)
+        The left operand.  Any strides: transposed, reversed and sliced
+        views are read in place.
+    b : array_like, shape (k, n), or PackedRhs
+        The right operand, of ``a``'s element type, or a :class:`PackedRhs`
+        made by :func:`prepack_rhs`.
+    c : array_like or scalar, optional
+        Added as ``beta * c``: (m, n), or anything that broadcasts to it
+        like numpy (a scalar, a row (n,) or (1, n), a column (m, 1)), of
+        the output type (a Python number takes it, as numpy's scalars do:
+        an int for integer types, a real number for real ones).  ``None``
+        (the default) ignores ``beta``.
+    {scalars}
+    {outs}
+    {epilogue}
+
+    Returns
+    -------
+    ndarray
+        The (m, n) result: ``out`` when given, else a new C-contiguous
+        array of the output type (a torch tensor for torch operands, a
+        ``memoryview`` under Pyodide without numpy; see Notes).
+
+    Raises
+    ------
+    {raises}
+
+    See Also
+    --------
+    gemm_batched : The same over stacks of matrices, in one call.
+    matmul : ``numpy.matmul``, computed by gemmkit.
+    prepack_rhs : Pack ``b`` once for many products.
+
+    Notes
+    -----
+    {types}
+
+    {array_types}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a = np.array([[1.0, 2.0], [3.0, 4.0]], dtype=np.float32)
+    >>> b = np.array([[1.0, 0.0], [1.0, 1.0]], dtype=np.float32)
+    >>> gemmkit.gemm(a, b)
+    array([[3., 2.],
+           [7., 4.]], dtype=float32)
+    >>> c = np.ones((2, 2), dtype=np.float32)
+    >>> gemmkit.gemm(a, b, c, alpha=2.0, beta=-1.0, out=c) is c
+    True
+    >>> c
+    array([[ 5.,  3.],
+           [13.,  7.]], dtype=float32)
+
+    A fused epilogue: a per-column bias, then ReLU.
+
+    >>> gemmkit.gemm(a, b, bias=[-4.0, 0.0], activation="relu")
+    array([[0., 2.],
+           [3., 4.]], dtype=float32)
+
+    int8 inputs give int32 sums; ``out_dtype`` selects numpy's wrapping
+    int8 result instead.
+
+    >>> a8 = np.full((1, 4), 100, dtype=np.int8)
+    >>> gemmkit.gemm(a8, a8.T)
+    array([[40000]], dtype=int32)
+    >>> gemmkit.gemm(a8, a8.T, out_dtype=np.int8)
+    array([[64]], dtype=int8)
+
+    Without numpy, buffers work too (the result is a numpy array where
+    numpy is installed, a ``memoryview`` otherwise):
+
+    >>> from array import array
+    >>> m = memoryview(array("d", [1, 2, 3, 4])).cast("B").cast("d", (2, 2))
+    >>> gemmkit.gemm(m, m).tolist()
+    [[7.0, 10.0], [15.0, 22.0]]
     """
     caller_out = out
+    a0, b0, c0 = a, b, c
     a, b, out = _matrices("gemm", a, b, out)
     m, n = a.shape[0], b.shape[1]
     in_name = _dt.operand_dtype(a)
     res = _result_name(in_name, out_dtype, out, a)
     if c is not None:
-        c = _broadcast_c(_operand(c, "c"), m, n)
+        c = _broadcast_c(_c_operand(c, res, a), m, n)
     epi = _epilogue(bias, activation, in_name, m, n)
-    if out is None:
-        out = caller_out = _dt.new_result(res, m, n, a)
-    _gemm(_dt.scalar(alpha, "alpha", in_name), a, b._handle if type(b) is PackedRhs else b,
-          _dt.scalar(beta, "beta", in_name), c, out, epi, _conj_flags(conj_a, conj_b))
-    return _callers(caller_out)
+    al, be = _dt.scalar(alpha, "alpha", in_name), _dt.scalar(beta, "beta", in_name)
+    flags = _conj_flags(conj_a, conj_b)
+    if out is not None:
+        _gemm(al, a, b._handle if type(b) is PackedRhs else b, be, c, out, epi, flags)
+        return _callers(caller_out)
+    out = _dt.new_result(res, m, n, a)
+    _gemm(al, a, b._handle if type(b) is PackedRhs else b, be, c, out, epi, flags)
+    return _returned(out, a0, b0, c0)
 
 
-def _conj_flags(conj_a, conj_b):
-    """The C ABI's GEMMKIT_CONJ_A | GEMMKIT_CONJ_B."""
-    for value, name in ((conj_a, "conj_a"), (conj_b, "conj_b")):
-        if type(value) is not bool:
-            raise ArgumentError(f"gemmkit: {name} must be True or False, got {value!r}")
-    return (1 if conj_a else 0) | (2 if conj_b else 0)
-
-
+@_docstring(scalars=_SCALAR_PARAMS, outs=_OUT_PARAMS, epilogue=_EPILOGUE_PARAMS,
+            raises=_GEMM_RAISES, array_types=_ARRAY_TYPE_NOTE)
 def gemm_batched(a, b, c=None, *, alpha=1.0, beta=0.0, out=None, out_dtype=None, bias=None,
                  activation=None, conj_a=False, conj_b=False):
     """:func:`gemm` over stacks of matrices, as one call into the core.
 
-    ``a`` is (..., m, k), ``b`` (..., k, n) or a :class:`PackedRhs`, ``c``
-    (..., m, n) or anything that broadcasts to the result; the leading
-    dimensions broadcast like numpy's (and like :func:`matmul`'s), and so
-    may those of ``out``.  Element types, scalars, the epilogue (the same
-    bias for every matrix) and the ``out`` rules are :func:`gemm`'s.  The
-    whole batch is checked once, then run in parallel across its matrices
-    when each product is small, across tiles when it is large.
+    The whole batch is checked once, then run in parallel across its
+    matrices when each product is small, across tiles when it is large.
+    Element types, scalars, the epilogue (the same bias for every matrix)
+    and the ``out`` rules are :func:`gemm`'s.
+
+    Parameters
+    ----------
+    a : array_like, shape (..., m, k)
+        The left operands.
+    b : array_like, shape (..., k, n), or PackedRhs
+        The right operands, or one :class:`PackedRhs` for every matrix.
+    c : array_like or scalar, optional
+        Anything that broadcasts to the result (..., m, n).
+    {scalars}
+    {outs}
+    {epilogue}
+
+    Returns
+    -------
+    ndarray
+        The (..., m, n) result: the leading dimensions broadcast like
+        numpy's (and :func:`matmul`'s), those of ``out`` included.
+
+    Raises
+    ------
+    {raises}
+
+    See Also
+    --------
+    gemm : One product, and the table of element types.
+    matmul : ``numpy.matmul``, which also broadcasts stacks.
+
+    Notes
+    -----
+    Needs numpy (under Pyodide without numpy, :func:`gemm` takes 2-D
+    buffers).
+
+    {array_types}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a = np.arange(8.0).reshape(2, 2, 2)
+    >>> gemmkit.gemm_batched(a, np.eye(2), alpha=2.0)
+    array([[[ 0.,  2.],
+            [ 4.,  6.]],
+    <BLANKLINE>
+           [[ 8., 10.],
+            [12., 14.]]])
     """
     if _np is None:
         raise DTypeError("gemmkit: gemm_batched needs numpy (gemm takes 2-D buffers)")
+    a0, b0, c0 = a, b, c
     a = _strict(a, "a")
     packed = type(b) is PackedRhs
     if not packed:
@@ -336,7 +694,7 @@ def gemm_batched(a, b, c=None, *, alpha=1.0, beta=0.0, out=None, out_dtype=None,
     batch = _batch_shape(a.shape[:-2], () if packed else b.shape[:-2],
                          None if out is None else out.shape[:-2])
     if c is not None:
-        c = _operand(c, "c")
+        c = _c_operand(c, res, a)
         try:
             c = _np.broadcast_to(c, batch + (m, n))
         except ValueError:
@@ -344,13 +702,16 @@ def gemm_batched(a, b, c=None, *, alpha=1.0, beta=0.0, out=None, out_dtype=None,
                 f"gemmkit: c of shape {c.shape} does not broadcast to the result "
                 f"{batch + (m, n)}") from None
     epi = _epilogue(bias, activation, in_name, m, n)
-    if out is None:
-        out = caller_out = _dt.new_array(batch + (m, n), _dt.numpy_dtype(res, a))
-    elif out.ndim < 2:
-        raise ShapeError(f"gemmkit: out must have at least 2 dimensions, got {out.ndim}")
-    _run_batched(_dt.scalar(alpha, "alpha", in_name), a, b, _dt.scalar(beta, "beta", in_name),
-                 c, out, epi, batch, _conj_flags(conj_a, conj_b))
-    return _callers(caller_out)
+    al, be = _dt.scalar(alpha, "alpha", in_name), _dt.scalar(beta, "beta", in_name)
+    flags = _conj_flags(conj_a, conj_b)
+    if out is not None:
+        if out.ndim < 2:
+            raise ShapeError(f"gemmkit: out must have at least 2 dimensions, got {out.ndim}")
+        _run_batched(al, a, b, be, c, out, epi, batch, flags)
+        return _callers(caller_out)
+    out = _dt.new_array(batch + (m, n), _dt.numpy_dtype(res, a))
+    _run_batched(al, a, b, be, c, out, epi, batch, flags)
+    return _returned(out, a0, b0, c0)
 
 
 def _batch_shape(a_batch, b_batch, out_batch):
@@ -441,8 +802,26 @@ def _overrides(*xs):
     return False
 
 
-def matmul(a, b, /, out=None, *, casting="same_kind", dtype=None, axes=None):
-    """``a @ b``: :func:`numpy.matmul`, computed by gemmkit.
+def _dtype_arg(dtype):
+    """matmul's ``dtype=`` as a numpy dtype (a DTypeError, numpy's TypeError
+    kind, for what numpy cannot read as one)."""
+    try:
+        return _np.dtype(dtype)
+    except (TypeError, ValueError):
+        raise DTypeError(
+            f"gemmkit: matmul: dtype={_dt.short_repr(dtype)} is not a numpy dtype") from None
+
+
+def _casting_arg(casting):
+    if type(casting) is not str or casting not in _CASTINGS:
+        raise ArgumentError(
+            f"gemmkit: matmul: casting must be one of {', '.join(map(repr, _CASTINGS))}, "
+            f"got {_dt.short_repr(casting)}")
+
+
+@_docstring(array_types=_ARRAY_TYPE_NOTE)
+def matmul(a, b, /, out=None, *, casting=_SAME_KIND, dtype=None, axes=None):
+    """Matrix product ``a @ b``: :func:`numpy.matmul`, computed by gemmkit.
 
     The same result dtype (numpy's type resolution: ``float64 @ float32``
     is float64, the float32 operand converted first, a documented copy),
@@ -451,28 +830,93 @@ def matmul(a, b, /, out=None, *, casting="same_kind", dtype=None, axes=None):
     an array or a 1-tuple with numpy's ``casting`` rule, a numpy scalar for
     1-D @ 1-D, subclasses wrapped back (``__array_wrap__``), and operands
     that override ufuncs (``__array_ufunc__``) deferred to, as numpy does.
-    An ``out`` that shares memory with an input gets the input copied first,
-    as numpy does (:func:`gemm` refuses it instead).
 
+    Parameters
+    ----------
+    a, b : array_like
+        The operands, of 1 or more dimensions; ``b`` may be a
+        :class:`PackedRhs`.
+    out : ndarray or tuple of one ndarray, optional
+        Receives the result (numpy's ``casting`` rule applies) and is
+        returned.  An ``out`` that shares memory with an input gets the
+        input copied first, as numpy does (:func:`gemm` refuses it
+        instead).
+    casting : {{"no", "equiv", "safe", "same_kind", "unsafe"}}, optional
+        numpy's rule for converting the result into ``out`` (default
+        ``"same_kind"``).
+    dtype : dtype-like, optional
+        The loop's output type, as numpy's ``dtype=`` (the inputs are
+        converted to the loop numpy chooses for it).
+    axes : list of tuples, optional
+        numpy's ``axes``: three entries naming the matrix axes of ``a``,
+        ``b`` and the result, each a pair of axes or one axis of a vector
+        (read and written through views, no copy).
+
+    Returns
+    -------
+    ndarray or scalar
+        The product; a numpy scalar when both operands are 1-D; ``out``
+        when given; a torch tensor for torch operands (see Notes).
+
+    Raises
+    ------
+    ShapeError
+        The core dimensions do not agree, an operand has no dimensions, or
+        the batch dimensions do not broadcast.
+    DTypeError
+        No numpy loop for the operand types, ``out`` cannot take the
+        result under ``casting``, or ``dtype`` is not a dtype.
+    ArgumentError
+        ``casting`` or ``axes`` are not numpy's forms.
+
+    See Also
+    --------
+    gemm : The strict product with ``alpha``, ``beta``, ``c`` and a fused
+        epilogue, which converts nothing.
+    numpy.matmul : The reference semantics.
+
+    Notes
+    -----
     gemmkit computes every numeric dtype numpy's matmul has: float32,
-    float64, float16 and bfloat16 (a bfloat16 @ bfloat16 result is float32,
-    as numpy's is for ``ml_dtypes.bfloat16``: the float32 loop on exactly
-    widened inputs), complex64 and complex128, every integer type (the
-    result numpy gives, wrapping modulo 2**bits as numpy's loops do: the
-    same bits) and bool (logical or of ands).  Mixed dtypes are converted
-    to numpy's loop dtype first (``int32 @ int64`` converts the int32
-    operand to int64: a documented copy).  object, longdouble and
+    float64, float16 and bfloat16 (a bfloat16 @ bfloat16 result is
+    float32, as numpy's is for ``ml_dtypes.bfloat16``: the float32 loop on
+    exactly widened inputs), complex64 and complex128, every integer type
+    (the result numpy gives, wrapping modulo 2**bits as numpy's loops do:
+    the same bits) and bool (logical or of ands).  Mixed dtypes are
+    converted to numpy's loop dtype first (``int32 @ int64`` converts the
+    int32 operand to int64: a documented copy).  object, longdouble and
     clongdouble products, which have no kernel here, are numpy's own
-    (``numpy.matmul`` is called).  ``b`` may be a :class:`PackedRhs`.
-    ``axes`` is numpy's: three pairs naming the matrix axes of ``a``, ``b``
-    and the result (read and written through views, no copy).
+    (``numpy.matmul`` is called, with its results and errors).
+
+    {array_types}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a = np.array([[1, 2], [3, 4]], dtype=np.int16)
+    >>> gemmkit.matmul(a, a)
+    array([[ 7, 10],
+           [15, 22]], dtype=int16)
+    >>> gemmkit.matmul(a, np.array([1, -1], dtype=np.int16))
+    array([-1, -1], dtype=int16)
+    >>> v = np.array([1.0, 2.0, 3.0])
+    >>> print(gemmkit.matmul(v, v))
+    14.0
+
+    Stacks broadcast, as with numpy:
+
+    >>> stack = np.ones((3, 2, 4), dtype=np.float32)
+    >>> gemmkit.matmul(stack, np.ones((4, 5), dtype=np.float32)).shape
+    (3, 2, 5)
     """
     if axes is not None:
         return _matmul_axes(a, b, out, casting, dtype, axes)
-    if type(a) is _ndarray and type(b) is _ndarray and out is None and dtype is None:
+    if (type(a) is _ndarray and type(b) is _ndarray and out is None and dtype is None
+            and casting is _SAME_KIND):
         dt = a.dtype
         if b.dtype is dt and (dt is _F32 or dt is _F64) and a.ndim == 2 and b.ndim == 2:
             return _matmul2d(a, b)
+    _casting_arg(casting)
     if _np is None:
         return _matmul_buffers(a, b, out)
     if _overrides(a, b, *(out if type(out) is tuple else (out,))):
@@ -486,10 +930,17 @@ def _matmul_axes(a, b, out, casting, dtype, axes):
     entry is a pair of axes, or one axis for a 1-D operand (a vector)."""
     if _np is None:
         raise DTypeError("gemmkit: matmul with axes= needs numpy")
+    _casting_arg(casting)
+
+    def axis(v):
+        if isinstance(v, (int, _np.integer)) and not isinstance(v, (bool, _np.bool_)):
+            return int(v)
+        raise TypeError
+
     def entry(x):  # numpy takes a bare axis for a vector's entry
-        if isinstance(x, (int, _np.integer)) and not isinstance(x, bool):
-            return (int(x),)
-        return tuple(int(v) for v in x)
+        if isinstance(x, (int, _np.integer)):
+            return (axis(x),)
+        return tuple(axis(v) for v in x)
 
     try:
         entries = [entry(x) for x in axes]
@@ -498,34 +949,54 @@ def _matmul_axes(a, b, out, casting, dtype, axes):
     if len(entries) != 3 or any(len(e) not in (1, 2) for e in entries):
         raise ArgumentError(
             f"gemmkit: matmul axes must be three entries (a, b, result), each a pair of "
-            f"axes or one axis of a vector, got {axes!r}")
+            f"axes or one axis of a vector, got {_dt.short_repr(axes)}")
     if _overrides(a, b, *(out if type(out) is tuple else (out,))):
         kw = {} if dtype is None else {"dtype": dtype}
         return _np.matmul(a, b, out=out, casting=casting, axes=axes, **kw)
 
     def core_last(x, entry, name):
-        if len(entry) == 1 and x.ndim == 1:
-            return x
-        if len(entry) == 1 and name == "out" and x.ndim > 1:  # a vector result's axis
-            return _np.moveaxis(x, entry[0], -1)
-        if len(entry) == 2 and x.ndim >= 2:
-            return _np.moveaxis(x, entry, (-2, -1))
+        try:
+            if len(entry) == 1 and x.ndim == 1:
+                _np.moveaxis(x, entry[0], -1)  # checks the axis (a vector needs no move)
+                return x
+            if len(entry) == 1 and name == "out" and x.ndim > 1:  # a vector result's axis
+                return _np.moveaxis(x, entry[0], -1)
+            if len(entry) == 2 and x.ndim >= 2:
+                return _np.moveaxis(x, entry, (-2, -1))
+        except ValueError:  # numpy's AxisError, or a repeated axis
+            pass
         raise ShapeError(
             f"gemmkit: matmul axes entry {entry} does not fit {name}, which has "
             f"{x.ndim} dimensions")
 
     moved = [core_last(_operand(x, name), e, name)
              for x, name, e in ((a, "a", entries[0]), (b, "b", entries[1]))]
+    result_core = sum(x.ndim > 1 for x in moved)  # the matrix axes, less the vectors'
+    if len(entries[2]) != max(result_core, 1):
+        raise ShapeError(
+            f"gemmkit: matmul axes entry {entries[2]} does not fit the result, which has "
+            f"{result_core} core dimensions")
     if out is not None:
         target = _out_arg(out)
         matmul(*moved, out=core_last(target, entries[2], "out"), casting=casting, dtype=dtype)
         return _callers(out)
     result = matmul(*moved, casting=casting, dtype=dtype)
     if len(entries[2]) == 2 and _np.ndim(result) >= 2:
-        return _np.moveaxis(result, (-2, -1), entries[2])
-    if len(entries[2]) == 1 and _np.ndim(result) >= 2:
-        return _np.moveaxis(result, -1, entries[2][0])
+        result = _moved_result(result, (-2, -1), entries[2])
+    elif len(entries[2]) == 1 and _np.ndim(result) >= 2:
+        result = _moved_result(result, -1, entries[2][0])
+    if isinstance(result, _ndarray) and type(a) is not _ndarray:
+        return _returned(result, a, b)
     return result
+
+
+def _moved_result(result, source, destination):
+    try:
+        return _np.moveaxis(result, source, destination)
+    except ValueError:  # numpy's AxisError, or a repeated axis
+        raise ShapeError(
+            f"gemmkit: matmul axes entry {destination} does not fit the result, which has "
+            f"{result.ndim} dimensions") from None
 
 
 def _matmul_numpy(a0, b0, out, casting, dtype):
@@ -541,7 +1012,7 @@ def _matmul_numpy(a0, b0, out, casting, dtype):
             f"gemmkit: dtype mismatch: a is {a.dtype} but the packed b holds {b.dtype} "
             "(prepack_rhs a b of the same dtype as a)")
     in1, in2, loop_out = _resolve(a.dtype, b.dtype, None if out is None else out.dtype,
-                                  None if dtype is None else _np.dtype(dtype), casting)
+                                  None if dtype is None else _dtype_arg(dtype), casting)
     if a.ndim == 0 or b_ndim == 0:  # after the types, as numpy checks them
         raise ShapeError(
             "gemmkit: matmul: an operand has no dimensions (numpy.matmul takes arrays of "
@@ -603,7 +1074,7 @@ def _matmul_numpy(a0, b0, out, casting, dtype):
         elif drop_n:
             dst = dst[..., None]
     else:
-        dst = _np.empty(batch + (m, n), dtype=core_out)
+        dst = _dt.new_array(batch + (m, n), core_out)
     _run_batched(1.0, a2, b0 if packed else b2, 0.0, None, dst, None, batch)
     if out is not None:
         if not direct:
@@ -623,7 +1094,8 @@ def _matmul_numpy(a0, b0, out, casting, dtype):
 
 def _wrap(result, a0, b0):
     """numpy's return conventions: a scalar for a 0-d result, and the
-    result wrapped by the input subclass of highest ``__array_priority__``."""
+    result wrapped by the input subclass of highest ``__array_priority__``
+    (or, for DLPack operands, the producer's array: :func:`_returned`)."""
     wrapper, priority = None, None
     for x in (a0, b0):
         if isinstance(x, _ndarray) and type(x) is not _ndarray:
@@ -632,6 +1104,10 @@ def _wrap(result, a0, b0):
                 wrapper, priority = x, p
     if wrapper is not None:
         return wrapper.__array_wrap__(result, (_np.matmul, (a0, b0), 0), result.ndim == 0)
+    if type(a0) is not _ndarray:
+        returned = _returned(result, a0, b0)
+        if returned is not result:
+            return returned  # a 0-d result stays an array of the producer's
     return result[()] if result.ndim == 0 else result
 
 
@@ -689,30 +1165,85 @@ def _reshape(mv, shape):
 # --------------------------------------------------------------------------
 # requantization, prepacking, introspection
 
+@_docstring(array_types=_ARRAY_TYPE_NOTE)
 def gemm_requant(a, b, *, scale, zero_point, bias=None, out_dtype="int8", out=None):
-    """Requantized int8 product: ``a`` (m, k) and ``b`` (k, n, or an int8
-    :class:`PackedRhs`) are int8; the result is int8 (default) or uint8::
+    """Requantized int8 product: int32 sums scaled back to int8 or uint8.
+
+    ``a`` and ``b`` are int8; each output element is::
 
         acc[i, j] = sum(a[i, p] * b[p, j])        (int32, wrapping mod 2**32)
         v[i, j]   = acc[i, j] + bias[i or j]      (int32, wrapping)
         out[i, j] = clamp(zero_point + round_half_even(scale[i or j] * v[i, j]), lo, hi)
 
-    with ``[lo, hi]`` = [-128, 127] (int8) or [0, 255] (uint8); the product
-    ``scale * v`` is rounded once, ties to even (``2.5 -> 2``, ``3.5 -> 4``).
+    with ``[lo, hi]`` = [-128, 127] (int8) or [0, 255] (uint8); the
+    product ``scale * v`` is rounded once, ties to even (``2.5 -> 2``,
+    ``3.5 -> 4``).  The result is bit-exact on every ISA and thread count.
 
-    ``scale``: a number (one scale); a 1-D array of length m or an (m, 1)
-    array (one per row); a (1, n) array (one per column).  Scales are used as
-    float32 and must be finite and > 0 (:class:`ArgumentError` naming the bad
-    value).  ``zero_point``: an integer inside the output range.  ``bias``:
-    ``None``, or int32 values shaped like a per-row or per-column scale (any
-    integer array whose values fit int32 is accepted; floating-point arrays
-    are a :class:`DTypeError`).  Other shapes are a :class:`ShapeError`.
-    ``out_dtype``: ``numpy.int8`` or ``numpy.uint8`` (or their names).
-    ``out`` (m, n) of that type, or numpy's 1-tuple form, receives the
-    result; neither ``scale`` nor ``bias`` may share memory with it
-    (:class:`OverlapError`).
+    Parameters
+    ----------
+    a : array_like of int8, shape (m, k)
+        The left operand.
+    b : array_like of int8, shape (k, n), or PackedRhs
+        The right operand, or an int8 :class:`PackedRhs`.
+    scale : float or array_like
+        A number (one scale); a 1-D array of length m or an (m, 1) array
+        (one per row); a (1, n) array (one per column).  Used as float32;
+        every value must be finite and > 0 after that rounding.
+    zero_point : int
+        Added after scaling; an integer inside the output range.
+    bias : array_like of integers, optional
+        int32 values shaped like a per-row or per-column scale (any integer
+        array whose values fit int32; floating-point arrays are refused).
+    out_dtype : {{"int8", "uint8"}} or numpy type, optional
+        The output type (default int8).
+    out : ndarray or tuple of one ndarray, optional
+        (m, n) of the output type: receives the result and is returned.
+        Neither ``scale`` nor ``bias`` may share memory with it.
+
+    Returns
+    -------
+    ndarray
+        The (m, n) int8 or uint8 result (``out`` when given).
+
+    Raises
+    ------
+    ArgumentError
+        A scale that is not finite and > 0, or a zero point outside the
+        output range (the message names the bad value).
+    DTypeError
+        Inputs that are not int8, a bias that is not integers, an
+        ``out_dtype`` other than int8 or uint8, or an ``out`` of another
+        type.
+    ShapeError
+        Dimensions that do not agree, or a scale or bias of another shape.
+    OverlapError
+        ``out`` shares memory with ``a``, ``b``, ``scale`` or ``bias``.
+
+    See Also
+    --------
+    gemm : int8 products with int32 (or wrapping int8) results.
+
+    Notes
+    -----
+    {array_types}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a = np.array([[10, 20], [-30, 40]], dtype=np.int8)
+    >>> b = np.array([[1, 2], [3, 4]], dtype=np.int8)
+    >>> gemmkit.gemm(a, b)
+    array([[ 70, 100],
+           [ 90, 100]], dtype=int32)
+    >>> gemmkit.gemm_requant(a, b, scale=0.1, zero_point=-3)
+    array([[4, 7],
+           [6, 7]], dtype=int8)
+    >>> gemmkit.gemm_requant(a, b, scale=[0.5, 2.0], zero_point=0, out_dtype="uint8")
+    array([[ 35,  50],
+           [180, 200]], dtype=uint8)
     """
     caller_out = out
+    a0, b0 = a, b
     a, b, out = _matrices("gemm_requant", a, b, out)
     res = _dt.requant_output_dtype(out_dtype)
     if out is not None and _dt.operand_dtype(out) != res:
@@ -726,24 +1257,62 @@ def gemm_requant(a, b, *, scale, zero_point, bias=None, out_dtype="int8", out=No
     may_share = backend.may_share_memory
     scale_kind, scale_vec = _requant.scale_vector(scale, m, n, out, may_share)
     bias_kind, bias_vec = _requant.bias_vector(bias, m, n, out, may_share)
-    if out is None:
-        out = caller_out = _dt.new_result(res, m, n)
+    if out is not None:
+        backend.gemm_requant(a, b._handle if type(b) is PackedRhs else b, scale_kind,
+                             scale_vec, zp, bias_kind, bias_vec, out)
+        return _callers(caller_out)
+    out = _dt.new_result(res, m, n)
     backend.gemm_requant(a, b._handle if type(b) is PackedRhs else b, scale_kind, scale_vec,
                          zp, bias_kind, bias_vec, out)
-    return _callers(caller_out)
+    return _returned(out, a0, b0)
 
 
 def prepack_rhs(b):
-    """Pack ``b`` (k, n) once for many products: returns a :class:`PackedRhs`
-    to pass as ``b`` to :func:`gemm`, :func:`matmul` or :func:`gemm_requant`.
+    """Pack ``b`` once for many products with the same right-hand side.
 
-    Any dtype :func:`gemm` takes (float32, float64, float16, bfloat16, int8)
-    and any strides.  The packed copy is laid out for the kernel this process
-    dispatches for that dtype (``dispatch_info()[dtype]``), so
-    ``gemm(a, prepack_rhs(b))`` equals ``gemm(a, b)`` bit for bit, except on
-    shapes plain ``gemm`` sends to a special path (a single row, m == 1, or
-    column, n == 1, and very small m and n), which agree within rounding.
-    It keeps no reference to ``b``.
+    The packed copy is laid out for the kernel this process dispatches for
+    ``b``'s dtype (``dispatch_info()[dtype]``), so the packing work is done
+    once instead of on every call.  It keeps no reference to ``b``.
+
+    Parameters
+    ----------
+    b : array_like, shape (k, n)
+        Any dtype :func:`gemm` takes, any strides.
+
+    Returns
+    -------
+    PackedRhs
+        To pass as ``b`` to :func:`gemm`, :func:`gemm_batched`,
+        :func:`matmul` or :func:`gemm_requant`.
+
+    Raises
+    ------
+    ShapeError
+        ``b`` is not 2-D.
+    DTypeError
+        An element type gemmkit does not compute, or ``b`` is already a
+        :class:`PackedRhs`.
+
+    See Also
+    --------
+    PackedRhs : The packed operand and its attributes.
+
+    Notes
+    -----
+    ``gemm(a, prepack_rhs(b))`` equals ``gemm(a, b)`` bit for bit, except
+    on shapes plain ``gemm`` sends to a special path (a single row,
+    m == 1, or column, n == 1, and very small m and n), which agree within
+    rounding.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> b = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+    >>> packed = gemmkit.prepack_rhs(b)
+    >>> packed.shape, packed.dtype
+    ((2, 3), dtype('float32'))
+    >>> gemmkit.gemm(np.ones((1, 2), dtype=np.float32), packed)
+    array([[3., 5., 7.]], dtype=float32)
     """
     if type(b) is PackedRhs:
         raise DTypeError("gemmkit: b is already a PackedRhs")
@@ -752,34 +1321,110 @@ def prepack_rhs(b):
 
 
 def dispatch_info():
-    """What runs, per dtype: ISA, kernel name, tile (mr x nr), depth multiple.
+    """What runs here, per element type: the ISA, kernel and tile chosen.
 
-    Keys "float32", "float64", "float16", "bfloat16", "int8" (int8 -> int32),
-    "uint8" (the wrapping 8-bit kernel: int8 and uint8 results), "int16"
-    (int16 and uint16), "int32" (int32, uint32), "int64" (int64, uint64),
-    "bool", "complex64" and "complex128" each hold
-    {"isa", "kernel", "mr", "nr", "depth_multiple"}: depth_multiple is the
-    number of depth steps one instruction folds: 2 for the bfloat16 dot
-    kernel (avx512bf16, ``vdpbf16ps``) and for int8 on fma and simd128 (i16
-    pairs: ``vpmaddwd``, ``i32x4.dot_i16x8_s``), 4 for int8 on avx512vnni
-    (``vpdpbusd``), 1 for the widening kernels.  A type that alone cannot
-    run under the pin (float16 pinned to fma on a CPU without F16C) shows
-    ``None``.  Also the CPU features seen, the ISAs compiled in and usable
-    here, the thread count and the ``GEMMKIT_REQUIRE_ISA`` pin.  Raises
-    :class:`IsaError` when the pin cannot be honoured.
+    Returns
+    -------
+    dict
+        Per kernel family, under the keys "float32", "float64", "float16",
+        "bfloat16", "int8" (int8 -> int32), "uint8" (the wrapping 8-bit
+        kernel: int8 and uint8 results), "int16" (int16 and uint16),
+        "int32" (int32, uint32), "int64" (int64, uint64), "bool",
+        "complex64" and "complex128": a dict with "isa", "kernel", "mr",
+        "nr" (the tile) and "depth_multiple", or ``None`` for a type that
+        alone cannot run under the pin (float16 pinned to fma on a CPU
+        without F16C).  Also "backend" ("native" or "pyodide"), "version",
+        "threads" and "threads_source" (the step of the thread-count order
+        that gave it), "pin" (``GEMMKIT_REQUIRE_ISA``, or ``None``),
+        "cpu_features", "compiled_isas", "available_isas" and "cache" (the
+        cache sizes the blocking uses).
+
+    Raises
+    ------
+    IsaError
+        The ``GEMMKIT_REQUIRE_ISA`` pin cannot be honoured.
+
+    See Also
+    --------
+    available_isas : The ISAs usable here.
+
+    Notes
+    -----
+    ``depth_multiple`` is the number of depth steps one instruction folds:
+    2 for the bfloat16 dot kernel (avx512bf16, ``vdpbf16ps``) and for int8
+    on fma and simd128 (i16 pairs: ``vpmaddwd``, ``i32x4.dot_i16x8_s``),
+    4 for int8 on avx512vnni (``vpdpbusd``), 1 for the widening kernels.
+
+    Examples
+    --------
+    >>> info = gemmkit.dispatch_info()
+    >>> info["backend"] in ("native", "pyodide")
+    True
+    >>> sorted(info["float32"])
+    ['depth_multiple', 'isa', 'kernel', 'mr', 'nr']
+    >>> info["float32"]["isa"] in info["available_isas"]
+    True
     """
     return backend.dispatch_info()
 
 
 def available_isas():
-    """ISAs this build can run on this machine, best first."""
+    """The ISAs this build can run on this machine, best first.
+
+    Whatever ``GEMMKIT_REQUIRE_ISA`` pins: these are the values a pin may
+    name here.
+
+    Returns
+    -------
+    list of str
+        For example ``['avx512bf16', 'avx512vnni', 'avx512f', 'fma',
+        'scalar']`` natively, ``['simd128', 'scalar']`` under Pyodide.
+
+    See Also
+    --------
+    dispatch_info : What runs, per element type.
+
+    Examples
+    --------
+    >>> isas = gemmkit.available_isas()
+    >>> isas[-1]
+    'scalar'
+    """
     return backend.available_isas()
 
 
 def set_num_threads(n):
-    """Cap the worker threads of large GEMMs (0 restores the default:
-    ``GEMMKIT_NUM_THREADS``, else the cores available).  An integer >= 0;
-    the core clamps it to its range (1024 threads)."""
+    """Cap the worker threads of large products.
+
+    Parameters
+    ----------
+    n : int
+        An integer >= 0; 0 restores the default (``GEMMKIT_NUM_THREADS``,
+        else ``OMP_NUM_THREADS``, else the cores available).  The core
+        clamps it to its range (1024 threads).
+
+    Raises
+    ------
+    ArgumentError
+        ``n`` is not an integer >= 0.
+
+    See Also
+    --------
+    get_num_threads : The current count.
+    threads : A limit for the duration of a block.
+
+    Notes
+    -----
+    The setting is process-wide.  Results are bit-identical for every
+    thread count.
+
+    Examples
+    --------
+    >>> gemmkit.set_num_threads(1)
+    >>> gemmkit.get_num_threads()
+    1
+    >>> gemmkit.set_num_threads(0)  # back to the default
+    """
     n = _dt.integer_value(n, "thread count")
     if n < 0:
         raise ArgumentError("gemmkit: thread count must be >= 0")
@@ -787,5 +1432,20 @@ def set_num_threads(n):
 
 
 def get_num_threads():
-    """Worker threads large GEMMs may use."""
+    """The number of worker threads large products may use.
+
+    Returns
+    -------
+    int
+        At least 1 (1 under Pyodide, which runs one thread).
+
+    See Also
+    --------
+    set_num_threads, threads
+
+    Examples
+    --------
+    >>> gemmkit.get_num_threads() >= 1
+    True
+    """
     return backend.get_num_threads()

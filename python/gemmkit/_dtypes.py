@@ -17,7 +17,7 @@ import numbers
 import sys
 
 from ._backend import backend
-from ._errors import ArgumentError, DTypeError, WorkspaceError
+from ._errors import ArgumentError, DTypeError, ShapeError, WorkspaceError
 from ._formats import FORMAT_OF, format_name
 
 try:  # numpy is optional under Pyodide, where buffers work without it
@@ -205,14 +205,18 @@ def real_scalar(value, name: str) -> float:
     the accumulator type and checks the int8 domain: integers in int32)."""
     if type(value) is float:
         return value
-    if isinstance(value, (str, bytes, bool)) or value is None:
-        raise ArgumentError(f"gemmkit: {name} {_REAL_RULE}, got {_short_repr(value)}")
+    if isinstance(value, _NOT_NUMBERS) or value is None:
+        raise ArgumentError(f"gemmkit: {name} {_REAL_RULE}, got {short_repr(value)}")
     try:
         return float(value)
     except (TypeError, ValueError, OverflowError):
         raise ArgumentError(
-            f"gemmkit: {name} {_REAL_RULE}, got {_short_repr(value)}") from None
+            f"gemmkit: {name} {_REAL_RULE}, got {short_repr(value)}") from None
 
+
+# Values float() or complex() would take that are no numbers here: text,
+# and truth values (True as alpha is a mistake, not 1).
+_NOT_NUMBERS = (str, bytes, bool) + ((_np.bool_,) if _np is not None else ())
 
 _REAL_RULE = "must be a real number (for int8 products an integer in the int32 range)"
 
@@ -226,26 +230,40 @@ def scalar(value, name: str, in_dtype: str | None):
     complex types, else :func:`real_scalar`'s double; integer products take
     integers a double holds exactly (the core reduces them modulo the ring)."""
     if in_dtype in COMPLEX:
-        if isinstance(value, (str, bytes, bool)) or value is None:
-            raise ArgumentError(f"gemmkit: {name} must be a number, got {_short_repr(value)}")
+        if isinstance(value, _NOT_NUMBERS) or value is None:
+            raise ArgumentError(f"gemmkit: {name} must be a number, got {short_repr(value)}")
         try:
             return complex(value)
         except (TypeError, ValueError, OverflowError):
             raise ArgumentError(
-                f"gemmkit: {name} must be a number, got {_short_repr(value)}") from None
+                f"gemmkit: {name} must be a number, got {short_repr(value)}") from None
     if in_dtype in _INTEGERS and in_dtype != "int8" and not isinstance(value, float):
         exact = integer_value(value, name)
-        if float(exact) != exact:
+        if abs(exact) > 2**53:
             raise ArgumentError(
                 f"gemmkit: {name} must be an integer of magnitude at most 2**53 (the "
-                f"C ABI passes it as a double), got {_short_repr(value)}")
+                f"C ABI passes it as a double), got {short_repr(value)}")
         return float(exact)
     return real_scalar(value, name)
 
 
-def _short_repr(value) -> str:
+def short_repr(value) -> str:
+    """``repr(value)`` cut to 40 characters, for messages."""
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
+
+
+_KIND_WORDS = {"i": "integers", "u": "integers", "f": "real numbers", "c": "numbers"}
+
+
+def kind_words(kind: str) -> str:
+    """What values of a numpy dtype kind are, in words ("integers")."""
+    return _KIND_WORDS.get(kind, "numbers")
+
+
+def ragged_error(name: str) -> ShapeError:
+    """The error for nested sequences whose rows differ in length."""
+    return ShapeError(f"gemmkit: {name} has rows of different lengths (a ragged sequence)")
 
 
 def zero_point_value(value) -> int:
@@ -309,7 +327,7 @@ def buffer_from_lists(x, name: str):
     flat = [v for r in rows for v in r] if rows is not None else list(x)
     shape = (len(rows), len(rows[0]) if rows else 0) if rows is not None else (len(flat),)
     if rows is not None and any(len(r) != shape[1] for r in rows):
-        raise DTypeError(f"gemmkit: {name} has rows of different lengths")
+        raise ragged_error(name)
     if not all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in flat):
         raise DTypeError(
             f"gemmkit: {name} must hold numbers; without numpy pass a buffer "

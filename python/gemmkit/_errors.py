@@ -13,41 +13,61 @@ from __future__ import annotations
 
 
 class GemmkitError(Exception):
-    """Base class of every error raised by gemmkit."""
+    """Base class of every error raised by gemmkit.
+
+    Each subclass is also the built-in exception an ordinary ``except``
+    clause expects (``ValueError``, ``TypeError``, ``RuntimeError``,
+    ``MemoryError``), and each message starts with ``"gemmkit: "`` and
+    names the problem.  Nothing is written to an ``out`` when a call
+    raises.
+
+    Examples
+    --------
+    >>> try:
+    ...     gemmkit.set_num_threads(-1)
+    ... except gemmkit.GemmkitError as exc:
+    ...     print(type(exc).__name__, isinstance(exc, ValueError), exc)
+    ArgumentError True gemmkit: thread count must be >= 0
+    """
 
 
 class ShapeError(GemmkitError, ValueError):
-    """Operand dimensions do not agree (or an operand has the wrong ndim)."""
+    """Operand dimensions do not agree, an operand has the wrong ndim, or
+    something does not broadcast.  A ``ValueError``."""
 
 
 class DTypeError(GemmkitError, TypeError):
-    """Unsupported element type, or operands whose types do not match."""
+    """An unsupported element type, operands whose types do not match, or
+    an object that is not an array where one is needed.  A ``TypeError``
+    (numpy raises ``TypeError`` for these)."""
 
 
 class LayoutError(GemmkitError, ValueError):
-    """Bad memory layout: C aliasing itself, an extent that overflows, a
-    read-only or non-strided output."""
+    """A bad memory layout: an output aliasing itself, an extent that
+    overflows, a read-only or non-strided output.  A ``ValueError``."""
 
 
 class OverlapError(GemmkitError, ValueError):
-    """The output overlaps an input (gemmkit never copies behind your back)."""
+    """The output overlaps an input (gemmkit never copies behind your
+    back).  A ``ValueError``."""
 
 
 class ArgumentError(GemmkitError, ValueError):
-    """A scalar argument is outside its domain (scale, zero point, ...)."""
+    """An argument of the wrong kind or outside its domain (alpha, scale,
+    zero point, activation, casting, thread count...).  A ``ValueError``."""
 
 
 class IsaError(GemmkitError, RuntimeError):
     """``GEMMKIT_REQUIRE_ISA`` names an unknown ISA or one this machine or
-    build cannot run.  Pins never fall back."""
+    build cannot run.  Pins never fall back.  A ``RuntimeError``."""
 
 
 class WorkspaceError(GemmkitError, MemoryError):
-    """A workspace allocation failed."""
+    """A workspace or result allocation failed.  A ``MemoryError``."""
 
 
 class InternalError(GemmkitError, RuntimeError):
-    """A bug in gemmkit; please report it."""
+    """A bug in gemmkit; please report it.  A ``RuntimeError``."""
 
 
 # Classes by the status names of the C ABI's code table

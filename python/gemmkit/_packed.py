@@ -10,7 +10,10 @@ be used by any number of threads at once; this wrapper is immutable too.
 
 from __future__ import annotations
 
+from types import GenericAlias
 from typing import Any
+
+from ._errors import DTypeError  # a TypeError too
 
 try:
     import numpy as _np
@@ -21,26 +24,62 @@ _MADE_BY = "gemmkit: PackedRhs objects are made by gemmkit.prepack_rhs(b)"
 
 
 class PackedRhs:
-    """A right-hand side ``b`` (k x n) packed in the layout of the kernel this
-    process dispatches for its dtype; pass it as ``b`` to :func:`gemmkit.gemm`,
-    :func:`gemmkit.matmul` or :func:`gemmkit.gemm_requant`.
+    """A right-hand side ``b`` (k, n) packed once for many products.
 
-    Immutable and thread-safe: it holds a private copy of ``b`` (no reference
-    to ``b`` itself, so later changes to ``b`` do not show through).  Made by
-    :func:`gemmkit.prepack_rhs`; cannot be pickled (the layout belongs to this
-    process's dispatch choice).
+    Laid out for the kernel this process dispatches for its dtype; pass it
+    as ``b`` to :func:`gemmkit.gemm`, :func:`gemmkit.gemm_batched`,
+    :func:`gemmkit.matmul` or :func:`gemmkit.gemm_requant`.  Made by
+    :func:`gemmkit.prepack_rhs` only (calling the class raises
+    :class:`gemmkit.DTypeError`).
 
-    Attributes: ``shape`` ``(k, n)``; ``dtype`` (a numpy dtype where numpy is
-    importable, else the type's name); ``isa`` and ``kernel``, the dispatch
-    choice it was laid out for (as in :func:`gemmkit.dispatch_info`);
-    ``nbytes``, the memory it holds.
+    Attributes
+    ----------
+    shape : tuple of int
+        ``(k, n)`` of the ``b`` it was made from.
+    ndim : int
+        Always 2.
+    dtype : numpy.dtype or str
+        The element type: a numpy dtype where numpy is importable, else
+        the type's name.
+    isa : str
+        The ISA whose kernel layout it holds (as in
+        :func:`gemmkit.dispatch_info`).
+    kernel : str
+        The kernel it was laid out for.
+    nbytes : int
+        The bytes of packed memory it holds.
+
+    See Also
+    --------
+    gemmkit.prepack_rhs : Makes one.
+
+    Notes
+    -----
+    Immutable and thread-safe: it holds a private copy of ``b`` (no
+    reference to ``b`` itself, so later changes to ``b`` do not show
+    through), and any number of threads may use it at once.  It cannot be
+    pickled (the layout belongs to this process's dispatch choice);
+    ``copy.copy`` and ``copy.deepcopy`` return it unchanged.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> packed = gemmkit.prepack_rhs(np.eye(3, dtype=np.float64))
+    >>> packed.shape, packed.ndim, packed.nbytes > 0
+    ((3, 3), 2, True)
+    >>> a = np.arange(6.0).reshape(2, 3)
+    >>> bool((gemmkit.matmul(a, packed) == a).all())
+    True
     """
+
+    # PackedRhs[numpy.float32] in annotations, as the stubs type it.
+    __class_getitem__ = classmethod(GenericAlias)
 
     __slots__ = ("_handle", "_dtype_name", "_shape", "_isa", "_kernel", "_nbytes",
                  "__weakref__")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        raise TypeError(_MADE_BY)
+        raise DTypeError(_MADE_BY)
 
     @classmethod
     def _make(cls, handle: Any, info: dict) -> PackedRhs:
@@ -67,6 +106,7 @@ class PackedRhs:
 
     @property
     def ndim(self) -> int:
+        """2, as for the matrix it replaces."""
         return 2
 
     @property
@@ -99,8 +139,6 @@ class PackedRhs:
                 f"isa={self._isa} kernel={self._kernel} nbytes={self._nbytes}>")
 
     def __reduce__(self) -> Any:
-        from ._errors import DTypeError  # a TypeError too
-
         raise DTypeError(
             "gemmkit: a PackedRhs cannot be pickled (its layout belongs to this "
             "process's dispatch choice); pickle b and call prepack_rhs(b) again"

@@ -22,6 +22,7 @@ import math
 import numbers
 from array import array
 
+from ._dtypes import ragged_error, short_repr
 from ._errors import ArgumentError, DTypeError, OverlapError, ShapeError
 
 try:
@@ -73,13 +74,34 @@ def _overlap_error(name: str) -> OverlapError:
 
 def _bad_scale(label: str, value, as_f32: float) -> ArgumentError:
     note = ""
-    if _is_number(value) and math.isfinite(float(value)) and float(value) > 0:
+    if _is_number(value) and math.isfinite(_float(value)) and _float(value) > 0:
         note = f" (as float32 it is {as_f32!r})"
-    return ArgumentError(f"gemmkit: {label} must be finite and > 0, got {value!r}{note}")
+    return ArgumentError(f"gemmkit: {label} must be finite and > 0, got {short_repr(value)}{note}")
+
+
+def _float(v) -> float:
+    """A real number as a float; an integer too large for one is inf."""
+    try:
+        return float(v)
+    except OverflowError:
+        return math.inf if v > 0 else -math.inf
 
 
 def _f32(v: float) -> float:
     return array("f", [v])[0]
+
+
+def _as_array(x, name: str):
+    """numpy.asarray for a scale or bias, with gemmkit's errors for nested
+    sequences numpy cannot make an array of."""
+    try:
+        return _np.asarray(x)
+    except ValueError:  # numpy: "setting an array element with a sequence"
+        raise ragged_error(name) from None
+    except (TypeError, OverflowError):
+        raise DTypeError(
+            f"gemmkit: {name} must be a number or an array of numbers, got "
+            f"{short_repr(x)}") from None
 
 
 # --------------------------------------------------------------------------
@@ -87,15 +109,15 @@ def _f32(v: float) -> float:
 
 def _np_scale(scale, m, n, out, may_share):
     if _is_number(scale) or (isinstance(scale, _np.ndarray) and scale.ndim == 0):
-        v = float(scale)
+        v = _float(scale)
         s = _f32(v)
         if not (math.isfinite(s) and s > 0):
             raise _bad_scale("scale", scale.item() if hasattr(scale, "item") else scale, s)
         return PER_TENSOR, _np.array([s], dtype=_np.float32)
-    arr = _np.asarray(scale)
-    kind, how = _orient("scale", arr.shape, m, n, True)
+    arr = _as_array(scale, "scale")
     if arr.dtype.kind not in "fiu":
         raise DTypeError(f"gemmkit: scale must hold real numbers, got dtype {arr.dtype}")
+    kind, how = _orient("scale", arr.shape, m, n, True)
     if out is not None and may_share(arr, out):
         raise _overlap_error("scale")
     vec = arr if how == "1d" else arr[:, 0] if how == "col0" else arr[0, :]
@@ -109,7 +131,7 @@ def _np_scale(scale, m, n, out, may_share):
 
 
 def _np_bias(bias, m, n, out, may_share):
-    arr = _np.asarray(bias)
+    arr = _as_array(bias, "bias")
     kind, how = _orient("bias", arr.shape, m, n, False)
     if arr.dtype.kind not in "iu":
         raise DTypeError(
@@ -139,7 +161,7 @@ def _nested(x, name):
         if x and all(isinstance(r, (list, tuple)) for r in x):
             width = len(x[0])
             if any(len(r) != width for r in x):
-                raise ShapeError(f"gemmkit: {name} rows have different lengths")
+                raise ragged_error(name)
             return (len(x), width), [v for r in x for v in r], None
         return (len(x),), list(x), None
     try:
@@ -159,7 +181,7 @@ def _nested(x, name):
 
 def _buf_scale(scale, m, n, out, may_share):
     if _is_number(scale):
-        s = _f32(float(scale))
+        s = _f32(_float(scale))
         if not (math.isfinite(s) and s > 0):
             raise _bad_scale("scale", scale, s)
         return PER_TENSOR, memoryview(array("f", [s]))
@@ -173,7 +195,7 @@ def _buf_scale(scale, m, n, out, may_share):
         raise DTypeError("gemmkit: scale must hold real numbers")
     if fmt is not None and out is not None and may_share(scale, out):
         raise _overlap_error("scale")
-    vec = array("f", [float(v) for v in flat])
+    vec = array("f", [_float(v) for v in flat])
     for i, s in enumerate(vec):
         if not (math.isfinite(s) and s > 0):
             raise _bad_scale(f"scale[{i}]", flat[i], s)
