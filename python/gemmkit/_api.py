@@ -496,15 +496,15 @@ Element types (``a`` and ``b`` always share one; ``c`` and ``out`` have
     bfloat16 (ml_dtypes)      float32      bfloat16; or float32 as for float16
     int8                      int32        int32; ``out_dtype=numpy.int8``:
                                            int8, wrapping (numpy's matmul)
-    uint8, int16, uint16,     the output   the same type, wrapping modulo
-    int32, uint32, int64,     type's ring  2**bits as numpy's loops do
-    uint64
+    uint8, int16 ... uint64   the output   the same type, wrapping modulo
+                              type's ring  2**bits as numpy's loops do
     bool                      count        bool: any(a[i, :] & b[:, j])
     complex64, complex128     itself       itself
     ========================  ===========  ====================================
 
-    int8 arithmetic wraps modulo 2**32, the same bits on every ISA and
-    thread count."""
+    The ring types are uint8, int16, uint16, int32, uint32, int64 and
+    uint64.  int8 arithmetic wraps modulo 2**32, the same bits on every ISA
+    and thread count."""
 
 
 # --------------------------------------------------------------------------

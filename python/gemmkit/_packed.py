@@ -30,24 +30,9 @@ class PackedRhs:
     as ``b`` to :func:`gemmkit.gemm`, :func:`gemmkit.gemm_batched`,
     :func:`gemmkit.matmul` or :func:`gemmkit.gemm_requant`.  Made by
     :func:`gemmkit.prepack_rhs` only (calling the class raises
-    :class:`gemmkit.DTypeError`).
-
-    Attributes
-    ----------
-    shape : tuple of int
-        ``(k, n)`` of the ``b`` it was made from.
-    ndim : int
-        Always 2.
-    dtype : numpy.dtype or str
-        The element type: a numpy dtype where numpy is importable, else
-        the type's name.
-    isa : str
-        The ISA whose kernel layout it holds (as in
-        :func:`gemmkit.dispatch_info`).
-    kernel : str
-        The kernel it was laid out for.
-    nbytes : int
-        The bytes of packed memory it holds.
+    :class:`gemmkit.DTypeError`).  Its properties say what it holds:
+    ``shape`` (k, n), ``ndim``, ``dtype``, the ``isa`` and ``kernel`` it
+    was laid out for, and ``nbytes``.
 
     See Also
     --------
@@ -120,7 +105,8 @@ class PackedRhs:
 
     @property
     def isa(self) -> str:
-        """ISA whose kernel layout it holds (e.g. "avx512vnni")."""
+        """ISA whose kernel layout it holds (e.g. "avx512vnni"; as in
+        :func:`gemmkit.dispatch_info`)."""
         return self._isa
 
     @property

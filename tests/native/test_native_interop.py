@@ -484,3 +484,52 @@ def test_capsule_reader_writes_out_in_place():
     a = np.full((2, 4), 1.0, bf16)
     assert gemmkit.gemm(a, np.ones((4, 3), bf16), out=out) is out
     assert (bits == _bf16_bits(np.full((2, 3), 4.0))).all()
+
+
+# ---------------------------------------------------------------- array-API producers
+# jax-style producers name their library through __array_namespace__ (the
+# array API standard); a stand-in shows which one takes the result back.
+
+class _Namespace:
+    """An array library whose from_dlpack records what it was handed."""
+
+    def __init__(self, has_from_dlpack=True):
+        self.handed = []
+        if has_from_dlpack:
+            self.from_dlpack = self._from_dlpack
+
+    def _from_dlpack(self, x):
+        self.handed.append(x)
+        return ("imported", x)
+
+
+class _ArrayApiProducer:
+    """A CPU DLPack producer (a numpy array underneath) of a namespace."""
+
+    def __init__(self, values, namespace):
+        self._values, self._ns = values, namespace
+
+    def __dlpack__(self, **kwargs):
+        return self._values.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self._values.__dlpack_device__()
+
+    def __array_namespace__(self, api_version=None):
+        return self._ns
+
+
+def test_array_namespace_producers_get_their_own_type_back():
+    ns = _Namespace()
+    a = _ArrayApiProducer(np.arange(6.0).reshape(2, 3), ns)
+    b = _ArrayApiProducer(np.ones((3, 2)), ns)
+    tag, result = gemmkit.gemm(a, b)
+    assert tag == "imported" and ns.handed == [result]
+    assert np.array_equal(result, np.arange(6.0).reshape(2, 3) @ np.ones((3, 2)))
+    tag, _ = gemmkit.matmul(a, b)
+    assert tag == "imported"
+    # Two libraries, or one without from_dlpack: numpy's array.
+    other = _ArrayApiProducer(np.ones((3, 2)), _Namespace())
+    assert type(gemmkit.gemm(a, other)) is np.ndarray
+    plain = _ArrayApiProducer(np.ones((3, 2)), _Namespace(has_from_dlpack=False))
+    assert type(gemmkit.gemm(plain.__class__(np.ones((2, 3)), plain._ns), plain)) is np.ndarray
