@@ -2,7 +2,8 @@
 # Tooling: builds the native wheel as the portable, repaired manylinux_2_28
 # wheel of tools/build_wheel.py (scikit-build-core + CMake + pybind11, then
 # auditwheel repair and its checks) and installs it into the virtualenv (.venv
-# by default), so everything tested is what a user would download.
+# by default), so everything tested is what a user would download (on Linux;
+# elsewhere the plain build for this machine).
 #
 #   bash tools/build-native.sh
 #
@@ -31,6 +32,18 @@ if [ ! -x "$VENV/bin/python" ]; then
   exit 1
 fi
 
+# --force-reinstall below: the version number does not change between builds,
+# and the fresh wheel must replace the installed one every time.
+build_dir=()
+if [ -n "${GEMMKIT_NATIVE_BUILD_DIR:-}" ]; then build_dir=(-C "build-dir=$GEMMKIT_NATIVE_BUILD_DIR"); fi
+if [ "$(uname -s)" != Linux ]; then
+  # manylinux is Linux's: elsewhere (a macOS checkout) the plain build for
+  # this machine; cibuildwheel makes the wheels to distribute there.
+  echo "build-native: $(uname -s): installing the plain wheel (tools/build_wheel.py is for Linux)"
+  exec "$VENV/bin/python" -m pip install --no-build-isolation --no-deps --force-reinstall \
+    ${build_dir[@]+"${build_dir[@]}"} "$ROOT"
+fi
+
 # The repair tools are build requirements here; a venv made by
 # `install-deps.sh --runtime` lacks them, so take their pins from
 # requirements-test.txt.
@@ -51,6 +64,4 @@ if [ "${#wheels[@]}" != 1 ]; then
   exit 1
 fi
 
-# --force-reinstall: the version number does not change between builds, and
-# the fresh wheel must replace the installed one every time.
 "$VENV/bin/python" -m pip install --no-deps --force-reinstall "${wheels[0]}"
