@@ -10,7 +10,10 @@ available; the C++ core resolves it (cpp/src/tuning) and
 threadpoolctl finds libraries by scanning the shared objects loaded in the
 process for a file-name prefix, then checking for symbols; gemmkit's
 extension exports ``gemmkit_get_num_threads`` and ``gemmkit_set_num_threads``
-(the C ABI), which the controller calls through ctypes.  The controller is
+(the C ABI), which the controller calls through ctypes; it remembers the
+setting it read before a limit, so leaving a ``threadpool_limits`` block
+restores that setting exactly (the default stays the default, not a copy of
+its count), as ``threads(n)`` does.  The controller is
 registered whichever is imported first: at ``import gemmkit`` when
 threadpoolctl is already imported, else by a ``sys.meta_path`` finder that
 registers it the moment threadpoolctl is imported.  Importing threadpoolctl
@@ -24,7 +27,9 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import json
 import sys
+import weakref
 
 from . import _api
 from . import _dtypes as _dt
@@ -37,6 +42,7 @@ _EXTENSION_PREFIX = "_native."
 _GET = "gemmkit_get_num_threads"
 _SET = "gemmkit_set_num_threads"
 _VERSION = "gemmkit_version"
+_INFO = "gemmkit_dispatch_info_json"
 
 
 def _restore_value():
@@ -129,25 +135,46 @@ def _controller_class(tpc):
                 fn.argtypes = argtypes
             return fn
 
+        def _setting(self):
+            """(count, the value set_num_threads restores it with): the
+            C ABI's twin of _restore_value()."""
+            info = self._function(_INFO, ctypes.c_char_p, [])
+            text = info() if info is not None else None
+            if text is None:  # an unusable pin withholds the report
+                count = int(self._function(_GET, ctypes.c_size_t, [])())
+                return count, count
+            report = json.loads(text)
+            explicit = report["threads_source"] == "set_num_threads"
+            return report["threads"], report["threads"] if explicit else 0
+
         def get_num_threads(self):
-            get = self._function(_GET, ctypes.c_size_t, [])
-            return None if get is None else int(get())
+            if self._function(_GET, ctypes.c_size_t, []) is None:
+                return None
+            setting = self._setting()
+            seen = _seen.setdefault(self, _Seen())
+            # What this controller set itself is a limit, not a setting to
+            # come back to: reading it inside a block keeps the one before.
+            if seen.setting is None or setting != seen.limit:
+                seen.setting = setting
+            return setting[0]
 
         def set_num_threads(self, num_threads):
             set_ = self._function(_SET, ctypes.c_int, [ctypes.c_size_t])
-            get = self._function(_GET, ctypes.c_size_t, [])
-            if set_ is None or get is None:
+            if set_ is None:
                 return
-            # threadpoolctl restores a limit by setting the count it read
-            # before; a count the default already gives is kept as the
-            # default itself (0), so leaving threadpool_limits leaves no
-            # explicit setting behind (a GEMM that starts in between runs at
-            # the default count: same results).  A count below 1 means the
-            # default, as OpenBLAS takes it.
-            set_(0)
             n = int(num_threads)
-            if n >= 1 and int(get()) != n:
-                set_(min(n, 2**31 - 1))  # the core clamps to its range, 1024
+            seen = _seen.setdefault(self, _Seen())
+            if seen.setting is not None and n == seen.setting[0]:
+                # threadpoolctl restores a limit by setting the count it
+                # read before: restore the setting that count came from
+                # (the default stays the default, not a copy of its count).
+                set_(seen.setting[1])
+                seen.limit = None
+            else:
+                # A count below 1 means the default, as OpenBLAS takes it;
+                # the core clamps the rest to its range (1024).
+                set_(min(n, 2**31 - 1) if n >= 1 else 0)
+                seen.limit = self._setting()
 
         def get_version(self):
             version = self._function(_VERSION, ctypes.c_char_p, [])
@@ -155,6 +182,23 @@ def _controller_class(tpc):
 
     return GemmkitController
 
+
+class _Seen:
+    """A controller's memory: the last setting it read that it did not make
+    itself, and the limit it last set (threadpoolctl reads the count, sets
+    a limit, then sets the count it read)."""
+
+    __slots__ = ("limit", "setting")
+
+    def __init__(self):
+        # Both (count, restore value) pairs, as _setting() returns them.
+        self.setting = None
+        self.limit = None
+
+
+# Kept beside the controllers, not on them: threadpoolctl lists every
+# instance attribute in threadpool_info().
+_seen: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 # threadpoolctl module objects the controller is registered with.
 _registered: list = []

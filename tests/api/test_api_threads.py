@@ -23,14 +23,12 @@ def setting():
 
 @pytest.fixture
 def original():
-    """The setting before the test; the test fails if it is not back after."""
+    """The setting before the test (the tests check that blocks restore it),
+    put back afterwards: some tests change it on purpose."""
     before = setting()
     assert before[1] in SOURCES, before
     yield before
-    after = setting()
-    if after != before:  # repair first, so one failure does not cascade
-        gemmkit.set_num_threads(before[0] if before[1] == "set_num_threads" else 0)
-    assert after == before, "the thread setting was not restored"
+    gemmkit.set_num_threads(before[0] if before[1] == "set_num_threads" else 0)
 
 
 def test_exported():

@@ -23,6 +23,7 @@ from gemmkit import _native  # noqa: E402
 from nativehelpers import clean_env, run_json, run_python  # noqa: E402
 
 EXTENSION = os.path.realpath(_native.__file__)
+SOURCES = ("set_num_threads", "GEMMKIT_NUM_THREADS", "OMP_NUM_THREADS", "cores")
 
 
 def setting():
@@ -37,12 +38,12 @@ def gemmkit_entries(info=None):
 
 @pytest.fixture
 def original():
+    """The setting before the test (the tests check that blocks restore it),
+    put back afterwards: some tests change it on purpose."""
     before = setting()
+    assert before[1] in SOURCES, before
     yield before
-    after = setting()
-    if after != before:
-        gemmkit.set_num_threads(before[0] if before[1] == "set_num_threads" else 0)
-    assert after == before, "the thread setting was not restored"
+    gemmkit.set_num_threads(before[0] if before[1] == "set_num_threads" else 0)
 
 
 def test_threadpool_info_lists_gemmkit(original):
@@ -56,28 +57,49 @@ def test_threadpool_info_lists_gemmkit(original):
     # The count is live, not read once.
     with gemmkit.threads(3):
         assert gemmkit_entries()[0]["num_threads"] == 3
-
-
-def test_thread_limit_scope_is_the_process(original):
-    (entry,) = gemmkit_entries(threadpoolctl.threadpool_info(debugging_info=True))
-    assert entry["thread_limit_scope"] == "process"
-
-
-def test_threadpool_limits_one(original):
-    with threadpoolctl.threadpool_limits(1):
-        assert gemmkit.get_num_threads() == 1
-        assert gemmkit_entries()[0]["num_threads"] == 1
     assert setting() == original
 
 
-def test_threadpool_limits_restores_an_explicit_setting(original):
-    try:
-        gemmkit.set_num_threads(3)
-        with threadpoolctl.threadpool_limits(limits=1):
-            assert gemmkit.get_num_threads() == 1
-        assert setting() == (3, "set_num_threads")
-    finally:
-        gemmkit.set_num_threads(0)
+def _default_count():
+    gemmkit.set_num_threads(0)
+    return gemmkit.get_num_threads()
+
+
+# Settings to start from: the default, an explicit count equal to the
+# default's (which must stay explicit), another explicit count.
+STARTS = {
+    "default": lambda: gemmkit.set_num_threads(0),
+    "explicit-default-count": lambda: gemmkit.set_num_threads(_default_count()),
+    "explicit-3": lambda: gemmkit.set_num_threads(3),
+}
+
+
+@pytest.mark.parametrize("start", list(STARTS))
+def test_thread_limit_scope_is_the_process(original, start):
+    STARTS[start]()
+    before = setting()
+    (entry,) = gemmkit_entries(threadpoolctl.threadpool_info(debugging_info=True))
+    assert entry["thread_limit_scope"] == "process"
+    assert setting() == before, "threadpoolctl's scope probe changed the setting"
+
+
+@pytest.mark.parametrize("start", list(STARTS))
+def test_threadpool_limits_one(original, start):
+    STARTS[start]()
+    before = setting()
+    with threadpoolctl.threadpool_limits(1):
+        assert gemmkit.get_num_threads() == 1
+        assert gemmkit_entries()[0]["num_threads"] == 1
+    assert setting() == before
+    # Reading the limit inside the block (on the limiter's own controller)
+    # does not make it the setting to come back to.
+    controller = threadpoolctl.ThreadpoolController().select(internal_api="gemmkit")
+    with controller.limit(limits=1):
+        assert controller.info()[0]["num_threads"] == 1
+        with controller.limit(limits=2):
+            assert controller.info()[0]["num_threads"] == 2
+        assert gemmkit.get_num_threads() == 1
+    assert setting() == before
 
 
 def test_user_api_gemmkit_leaves_blas_alone(original):

@@ -89,6 +89,33 @@ std::size_t read_env(const KnobInfo& k, bool* given = nullptr) {
   return parsed;
 }
 
+// OMP_NUM_THREADS as libgomp and libomp read it: entries separated by
+// commas, blanks around each, every entry a positive decimal integer, the
+// first entry applying (the outermost parallel level); values above
+// `max_value` are clamped to it.  0 when the text is not such a list:
+// OpenMP runtimes warn and ignore it; it is their variable, so gemmkit
+// ignores it silently.
+std::size_t parse_omp_num_threads(const char* text, std::size_t max_value) {
+  if (!text) return 0;
+  auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\v' ||
+                                   c == '\f' || c == '\r'; };
+  std::size_t first = 0;
+  const char* p = text;
+  for (bool is_first = true;; is_first = false) {
+    while (blank(*p)) ++p;
+    if (*p < '0' || *p > '9') return 0;  // empty entry, sign, or other text
+    std::size_t value = 0;
+    for (; *p >= '0' && *p <= '9'; ++p)
+      value = value > (SIZE_MAX - 9) / 10 ? SIZE_MAX : value * 10 + std::size_t(*p - '0');
+    if (value == 0) return 0;
+    if (is_first) first = value > max_value ? max_value : value;
+    while (blank(*p)) ++p;
+    if (*p == '\0') return first;
+    if (*p != ',') return 0;
+    ++p;
+  }
+}
+
 // Read once, like the knobs; 0 = not set or not a list of positive integers.
 std::atomic<std::size_t> g_omp_threads{0};
 std::atomic<bool> g_omp_read{false};
@@ -133,31 +160,6 @@ void set(Knob knob, std::size_t value) {
 
 void reset(Knob knob) {
   g_state[static_cast<int>(knob)].setter.store(kUnset, std::memory_order_relaxed);
-}
-
-std::size_t parse_omp_num_threads(const char* text, std::size_t max_value) {
-  if (!text) return 0;
-  // libgomp's and libomp's reading: entries separated by commas, blanks
-  // around each, every entry a positive decimal integer; anything else
-  // makes the whole variable invalid (they warn and ignore it; it is their
-  // variable, so gemmkit ignores it silently).
-  auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\v' ||
-                                   c == '\f' || c == '\r'; };
-  std::size_t first = 0;
-  const char* p = text;
-  for (bool is_first = true;; is_first = false) {
-    while (blank(*p)) ++p;
-    if (*p < '0' || *p > '9') return 0;  // empty entry, sign, or other text
-    std::size_t value = 0;
-    for (; *p >= '0' && *p <= '9'; ++p)
-      value = value > (SIZE_MAX - 9) / 10 ? SIZE_MAX : value * 10 + std::size_t(*p - '0');
-    if (value == 0) return 0;
-    if (is_first) first = value > max_value ? max_value : value;
-    while (blank(*p)) ++p;
-    if (*p == '\0') return first;
-    if (*p != ',') return 0;
-    ++p;
-  }
 }
 
 const char* thread_source_name(ThreadSource source) {

@@ -60,10 +60,4 @@ ThreadCount thread_count();
 // Threads a call may use: thread_count().threads.
 int max_threads();
 
-// OMP_NUM_THREADS as OpenMP reads it: a comma list of positive integers
-// (blanks around entries allowed) of which the first applies; 0 when the
-// text is not such a list.  Values above `max_value` are clamped to it.
-// Exposed for the tests; the library reads the variable once.
-std::size_t parse_omp_num_threads(const char* text, std::size_t max_value);
-
 }  // namespace gemmkit::tuning
