@@ -99,8 +99,11 @@ def missing_for(isa: str) -> list[str] | None:
 
 
 def clean_env(**updates: str | None) -> dict[str, str]:
-    """os.environ without any GEMMKIT_* setting, plus ``updates`` (None drops)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GEMMKIT_")}
+    """os.environ without any GEMMKIT_* setting nor OMP_NUM_THREADS (which sets
+    gemmkit's default thread count when GEMMKIT_NUM_THREADS is unset), plus
+    ``updates`` (None drops)."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("GEMMKIT_") and k != "OMP_NUM_THREADS"}
     for key, value in updates.items():
         if value is None:
             env.pop(key, None)
