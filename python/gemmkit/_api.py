@@ -125,11 +125,21 @@ def _buffer(x, name):
         f"nested lists of numbers without numpy, got {type(x).__name__}")
 
 
+# Types memoryview() refused with TypeError: they have no buffer protocol at
+# all (a type slot), so asking again per call (an exception each time,
+# about half a microsecond for a torch tensor) is skipped.
+_NO_BUFFER: set = set()
+
+
 def _has_buffer(x):
+    t = type(x)
+    if t in _NO_BUFFER:
+        return False
     try:
         memoryview(x).release()
         return True
     except TypeError:
+        _NO_BUFFER.add(t)
         return False
 
 
