@@ -102,13 +102,11 @@ def _bfloat16_from_dlpack(x, for_out):
     no reader: the Pyodide backend has no DLPack producers to read)."""
     if backend.NAME != "native":
         return None
-    from . import _native  # the native backend's extension holds the reader
-
     try:
         capsule = x.__dlpack__(max_version=(1, 0), copy=False if for_out else None)
     except TypeError:  # a producer of the pre-1.0 protocol (no keywords)
         capsule = x.__dlpack__()
-    return _native.array_from_dlpack(capsule, for_out)
+    return backend.array_from_dlpack(capsule, for_out)
 
 
 def _buffer(x, name):

@@ -29,6 +29,9 @@ in ``_api.py`` relies on nothing else:
     "kernel" and "bytes".
 ``may_share_memory(x, y)``
     True when two buffers' memory ranges intersect.
+``array_from_dlpack(capsule, writable)``
+    The native backend only: a numpy array over a DLPack capsule that
+    numpy.from_dlpack refuses (bfloat16), keeping the producer alive.
 ``dispatch_info()``, ``available_isas()``, ``set_num_threads(n)``,
 ``get_num_threads()``, ``version()``.
 """

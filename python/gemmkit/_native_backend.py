@@ -26,6 +26,7 @@ gemm_requant = _native.gemm_requant
 set_num_threads = _native.set_num_threads
 get_num_threads = _native.get_num_threads
 version = _native.version
+array_from_dlpack = _native.array_from_dlpack
 may_share_memory = _np.may_share_memory
 
 

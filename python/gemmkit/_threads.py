@@ -89,20 +89,45 @@ def threads(n):
     available) when none was set.  Blocks nest.  Results are bit-identical
     for every thread count, so a limit changes only the speed.
 
+    Parameters
+    ----------
+    n : int
+        The most worker threads a GEMM may use, >= 1 (above 1024 it is
+        clamped to 1024).
+
+    Returns
+    -------
+    contextlib.ContextDecorator
+        A context manager that is also a function decorator.
+
+    Raises
+    ------
+    ArgumentError
+        ``n`` is not an integer >= 1; raised at the call, before any block
+        runs.
+
+    See Also
+    --------
+    set_num_threads, get_num_threads, dispatch_info
+
+    Notes
+    -----
     The setting is process-wide, like ``set_num_threads`` and the thread
     pools threadpoolctl controls: a block in one Python thread also limits
     the GEMMs other threads run meanwhile, and overlapping blocks from
-    several threads restore in the order they end.
+    several threads restore in the order they end.  Under Pyodide gemmkit
+    runs on the calling thread whatever the count.
 
-    ``n`` is an integer >= 1 (above 1024 it is clamped to 1024); anything
-    else raises :class:`ArgumentError` at the call, before any block runs::
-
-        with gemmkit.threads(1):      # e.g. inside a joblib worker
-            c = gemmkit.matmul(a, b)
-
-        @gemmkit.threads(2)
-        def step(a, b):
-            return gemmkit.matmul(a, b)
+    Examples
+    --------
+    >>> with gemmkit.threads(1):      # e.g. inside a joblib worker
+    ...     gemmkit.get_num_threads()
+    1
+    >>> @gemmkit.threads(2)
+    ... def limited():
+    ...     return gemmkit.get_num_threads()
+    >>> limited()
+    2
     """
     n = _dt.integer_value(n, "thread count")
     if n < 1:

@@ -36,7 +36,8 @@ def _collect():
 _TESTS = _collect()
 # The documented entries: each must show at least one example.
 _DOCUMENTED = ["gemm", "gemm_batched", "matmul", "gemm_requant", "prepack_rhs", "PackedRhs",
-               "dispatch_info", "available_isas", "set_num_threads", "get_num_threads"]
+               "dispatch_info", "available_isas", "set_num_threads", "get_num_threads",
+               "threads"]
 
 
 def _uses_numpy(test):
