@@ -23,7 +23,7 @@ squares on one thread unless --sizes/--threads say otherwise.
 --blas-coretype fma=Haswell gives the fma run's numpy the OpenBLAS kernel
 of the same vector width (AVX2), for a like-for-like ratio.
 Writes DIR/bench-native-<stamp>.json and .png (default:
-benchmarks/native/results/) and prints markdown tables for the README.
+benchmarks/native/results/) and prints markdown tables for docs/performance.md.
 
 OpenBLAS: OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE, which some machines set to
 keep old OpenBLAS builds safe, slow a current numpy; this script re-executes
