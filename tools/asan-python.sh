@@ -17,7 +17,8 @@
 #   (interned objects, caches, static types); LeakSanitizer would report those,
 #   not leaks of ours. The C++ tests (test-all.sh, build/asan) keep leak checks.
 # Environment: GEMMKIT_VENV (default .venv), GEMMKIT_ASAN_PINS (default
-# "fma scalar"; a pin this CPU cannot run is skipped), CMAKE_BUILD_PARALLEL_LEVEL.
+# "fma scalar"; a pin this CPU cannot run is skipped), GEMMKIT_WERROR (ON:
+# compiler warnings are errors, as in test-all.sh), CMAKE_BUILD_PARALLEL_LEVEL.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -58,6 +59,7 @@ mkdir -p "$OUT"
   -C build-dir=build/asan-python/cmake \
   -C cmake.build-type=RelWithDebInfo \
   -C install.strip=false \
+  -C "cmake.define.GEMMKIT_WERROR=${GEMMKIT_WERROR:-OFF}" \
   -C "cmake.define.CMAKE_CXX_FLAGS=$SAN" \
   -C "cmake.define.CMAKE_C_FLAGS=$SAN" \
   -C "cmake.define.CMAKE_MODULE_LINKER_FLAGS=-fsanitize=address,undefined" \

@@ -8,6 +8,7 @@
 #   bash tools/fuzz.sh 600        # each target for 600 s
 #   FUZZ_TARGETS="fuzz_gemm fuzz_knobs" bash tools/fuzz.sh 60   # a subset
 #   CXX=clang++-18 CC=clang-18 bash tools/fuzz.sh               # another clang
+#   GEMMKIT_WERROR=ON bash tools/fuzz.sh   # warnings are errors (test-all.sh)
 #
 # The committed seeds (cpp/fuzz/corpus/<target>) are copied to
 # build/fuzz/corpus-work/<target>, where libFuzzer adds what it finds, so
@@ -35,6 +36,7 @@ cc="${CC:-${cxx/clang++/clang}}"
 
 cmake -S "$root" -B "$build" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_C_COMPILER="$cc" \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGEMMKIT_BUILD_FUZZERS=ON \
+  -DGEMMKIT_WERROR="${GEMMKIT_WERROR:-OFF}" \
   -DGEMMKIT_BUILD_TESTS=OFF -DGEMMKIT_BUILD_PYTHON=OFF >/dev/null
 # shellcheck disable=SC2086
 cmake --build "$build" -j"$(nproc)" --target $targets

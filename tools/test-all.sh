@@ -59,6 +59,13 @@ export CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}"
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 # The venv's tools (cmake helpers, pytest, playwright's driver) come first.
 export PATH="$VENV/bin:$PATH"
+# A compiler warning fails every build below (GEMMKIT_WERROR=OFF in the
+# environment turns that off for a developer loop): the CMake builds take
+# -DGEMMKIT_WERROR (cpp/CMakeLists.txt), the wheel builds of pip get it from
+# SKBUILD_CMAKE_DEFINE (scikit-build-core), and wasm/build.py, tools/fuzz.sh
+# and tools/asan-python.sh read GEMMKIT_WERROR.
+export GEMMKIT_WERROR="${GEMMKIT_WERROR:-ON}"
+export SKBUILD_CMAKE_DEFINE="GEMMKIT_WERROR=$GEMMKIT_WERROR${SKBUILD_CMAKE_DEFINE:+;$SKBUILD_CMAKE_DEFINE}"
 
 STEP_LINES=()
 FAILED_STEPS=()
@@ -151,7 +158,7 @@ cpp_build() {
   # Keep whatever generator an existing build folder was configured with.
   if [ ! -f build/cpp-tests/CMakeCache.txt ] && command -v ninja >/dev/null 2>&1; then gen=(-G Ninja); fi
   cmake -S . -B build/cpp-tests ${gen[@]+"${gen[@]}"} \
-    -DGEMMKIT_BUILD_TESTS=ON -DCMAKE_BUILD_TYPE=Release \
+    -DGEMMKIT_BUILD_TESTS=ON -DCMAKE_BUILD_TYPE=Release -DGEMMKIT_WERROR="$GEMMKIT_WERROR" \
     -DPython_EXECUTABLE="$VPY" -Dpybind11_DIR="$("$VPY" -m pybind11 --cmakedir)" &&
   cmake --build build/cpp-tests
 }
@@ -173,6 +180,7 @@ fi
 asan_build() {
   local san="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
   cmake -S . -B build/asan -DGEMMKIT_BUILD_TESTS=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DGEMMKIT_WERROR="$GEMMKIT_WERROR" \
     -DCMAKE_CXX_FLAGS="$san -DGEMMKIT_CHECK_ALIGNMENT" -DCMAKE_C_FLAGS="$san" \
     -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
     -DPython_EXECUTABLE="$VPY" -Dpybind11_DIR="$("$VPY" -m pybind11 --cmakedir)" &&

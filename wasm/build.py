@@ -25,7 +25,9 @@ comparison is honest.
 
 Toolchain: the newest ``clang++-N``/``wasm-ld-N`` with N >= 17 that has the
 libc++ wasm32 headers (``libc++-N-dev-wasm32``) and Debian's ``wasi-libc``.
-Compiles run two at a time and are incremental (depfiles + a flags stamp).
+Compiles run two at a time and are incremental (depfiles + a flags stamp),
+with ``-Wall -Wextra``, and ``-Werror`` when the environment variable
+``GEMMKIT_WERROR`` is ``ON`` (as tools/test-all.sh sets it).
 """
 
 from __future__ import annotations
@@ -251,6 +253,23 @@ def target_sources(root: Path, isa: str) -> list[Path]:
     return sorted((root / "cpp" / "src" / "dispatch" / "targets" / isa).glob("*.cpp"))
 
 
+# On (1/ON/TRUE/YES), every compiler warning fails the build: tools/test-all.sh
+# sets it for all the builds it drives (the CMake ones take -DGEMMKIT_WERROR),
+# so CI fails on a new warning.  Off by default, so a newer clang's new warning
+# never stops a user's build.
+WERROR_ENV = "GEMMKIT_WERROR"
+
+
+def werror() -> bool:
+    """Whether GEMMKIT_WERROR asks for -Werror (CMake's spellings of a bool)."""
+    value = os.environ.get(WERROR_ENV, "").strip().upper()
+    if value in ("", "0", "OFF", "FALSE", "NO", "N"):
+        return False
+    if value in ("1", "ON", "TRUE", "YES", "Y"):
+        return True
+    raise BuildError(f"{WERROR_ENV}={os.environ[WERROR_ENV]!r}: expected ON or OFF")
+
+
 def common_flags(tc: Toolchain, root: Path, variant: Variant) -> list[str]:
     floor = floor_isas(root)
     built = floor + tuple(isa for isa in variant.isas if isa not in floor)
@@ -264,7 +283,7 @@ def common_flags(tc: Toolchain, root: Path, variant: Variant) -> list[str]:
         "-I", str(root / "cpp" / "include"), "-I", str(root / "cpp" / "src"),
         "-DGEMMKIT_NO_THREADS=1",
         *[f"-DGEMMKIT_HAVE_{isa.upper()}=1" for isa in built],
-        "-Wall", "-Wextra", "-Wno-unused-parameter",
+        "-Wall", "-Wextra", *(["-Werror"] if werror() else []),
     ]
     if variant.pin:
         flags.append(f"-DGEMMKIT_DEFAULT_REQUIRE_ISA={variant.pin}")

@@ -200,7 +200,7 @@ py::object matmul2d(py::handle a_obj, py::handle b_obj) {
   check(call(work_of(vo, va.cols), [&] {
     return gemmkit_gemm_batched(1.0, &va, &vb, nullptr, 0.0, nullptr, &vo, nullptr);
   }));
-  return std::move(out);
+  return out;
 }
 
 void gemm_requant(py::handle a_obj, py::handle b_obj, int scale_kind, py::handle scale,

@@ -65,7 +65,7 @@
 #pragma once
 
 #if defined(__x86_64__) || defined(_M_X64)
-#include <immintrin.h>
+#include "simd/x86_intrinsics.hpp"
 
 #include <cstdint>
 #include <cstring>

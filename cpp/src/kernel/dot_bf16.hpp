@@ -29,7 +29,7 @@
 #pragma once
 
 #if defined(__x86_64__) || defined(_M_X64) || defined(__i386__)
-#include <immintrin.h>
+#include "simd/x86_intrinsics.hpp"
 
 #include <cstdint>
 #include <cstring>

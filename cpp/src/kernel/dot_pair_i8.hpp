@@ -62,7 +62,7 @@
 #if (defined(__x86_64__) || defined(_M_X64) || defined(__i386__)) && defined(__AVX2__) && \
     defined(__FMA__) && defined(__F16C__)
 #define GEMMKIT_PAIR_I8_FMA 1
-#include <immintrin.h>
+#include "simd/x86_intrinsics.hpp"
 
 #include "simd/fma.hpp"
 #endif
