@@ -16,7 +16,8 @@
 // header's lines only where it is first included, hence one include site.
 #pragma once
 
-#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ == 12 && __GNUC_MINOR__ < 3
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ == 12 && \
+    __GNUC_MINOR__ < 3
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC diagnostic ignored "-Wuninitialized"
