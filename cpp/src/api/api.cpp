@@ -15,6 +15,7 @@
 
 #include "api/batched.hpp"
 #include "api/error.hpp"
+#include "compiler.hpp"
 #include "dispatch/select.hpp"
 #include "gemmkit/gemmkit.hpp"
 #include "gemmkit/version.h"
@@ -53,10 +54,6 @@ struct Span {
   bool empty;
 };
 
-bool mul_overflows(index_t a, index_t b, index_t* out) {
-  return __builtin_mul_overflow(a, b, out);
-}
-
 // No view spans more bytes than a 57-bit address space holds (x86-64 with
 // 5-level paging, AArch64 at most 52): larger spans cannot be real memory,
 // and refusing them keeps every offset the kernels form far from overflow.
@@ -73,7 +70,7 @@ int span_of(const char* name, const T* data, index_t rows, index_t cols,
   if (rs == PTRDIFF_MIN || cs == PTRDIFF_MIN ||
       mul_overflows(rows - 1, ars, &reach_r) ||
       mul_overflows(cols - 1, acs, &reach_c) ||
-      __builtin_add_overflow(reach_r, reach_c, &total) ||
+      add_overflows(reach_r, reach_c, &total) ||
       mul_overflows(total + 1, index_t(sizeof(T)), &total) || total > kMaxSpanBytes) {
     return api::fail(GEMMKIT_ERROR_STRIDE,
                      "gemmkit: %s view of %tdx%td (strides %td, %td) is too "
@@ -117,7 +114,7 @@ bool addresses_uniquely(int dims, const index_t* extent, const index_t* stride) 
   for (int i = 0; i < n; ++i) {
     index_t step;
     if (s[i] <= reach || mul_overflows(s[i], d[i] - 1, &step) ||
-        __builtin_add_overflow(reach, step, &reach))
+        add_overflows(reach, step, &reach))
       return false;
   }
   return true;
@@ -580,7 +577,7 @@ int prepack_rhs(const MatrixRef<L>& b, PackedRhs** out) {
   const index_t bytes = d.packed_bytes(b.rows, b.cols);
   auto* p = static_cast<PackedRhs*>(std::calloc(1, sizeof(PackedRhs)));
   void* data = nullptr;
-  if (!p || (bytes > 0 && posix_memalign(&data, 64, std::size_t(bytes)) != 0)) {
+  if (!p || (bytes > 0 && GEMMKIT_ALLOCATE_ALIGNED(&data, 64, std::size_t(bytes)) != 0)) {
     std::free(p);
     return api::fail(GEMMKIT_ERROR_ALLOC,
                      "gemmkit: could not allocate %td bytes for the packed operand", bytes);
@@ -607,7 +604,7 @@ int prepack_rhs(const MatrixRef<L>& b, PackedRhs** out) {
 
 void free_packed_rhs(PackedRhs* packed) {
   if (!packed) return;
-  std::free(packed->data);
+  GEMMKIT_FREE_ALIGNED(packed->data);
   std::free(packed);
 }
 

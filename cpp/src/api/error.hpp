@@ -1,14 +1,12 @@
 // L8 api: the per-thread last-error message behind every status code.
 #pragma once
 
+#include "compiler.hpp"
+
 namespace gemmkit::api {
 
 // Records a message for the calling thread and returns `status`.
-int fail(int status, const char* fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
+int fail(int status, const char* fmt, ...) GEMMKIT_PRINTF_FORMAT(2, 3);
 
 void clear_error();
 

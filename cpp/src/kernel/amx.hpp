@@ -96,12 +96,21 @@ struct alignas(64) TileConfig {
 };
 
 // GCC 12's _tile_loadconfig / _tile_storeconfig declare an 8-byte memory
-// operand; these name all 64 bytes so no store of the image is dropped.
+// operand; the asm names all 64 bytes so no store of the image is dropped.
+// MSVC's intrinsics take the whole block (and MSVC has no GNU asm).
 static GEMMKIT_INLINE void load_config(const TileConfig& c) {
+#if GEMMKIT_GNU
   __asm__ volatile("ldtilecfg %0" : : "m"(c));
+#else
+  _tile_loadconfig(c.bytes);
+#endif
 }
 static GEMMKIT_INLINE void store_config(TileConfig& c) {
+#if GEMMKIT_GNU
   __asm__ volatile("sttilecfg %0" : "=m"(c));
+#else
+  _tile_storeconfig(c.bytes);
+#endif
 }
 
 // Makes this thread's live tile configuration ours (see the header note).
@@ -166,7 +175,7 @@ static GEMMKIT_INLINE void tile_loop(index_t chunks, const unsigned char* a,
   // GCC 12's tile loads are asm without memory operands: this barrier makes
   // every store to C and to the panels happen before them.  (Tile stores
   // clobber memory, so later reads of C see them.)
-  __asm__ volatile("" : : : "memory");
+  GEMMKIT_COMPILER_BARRIER();
   if (load_c) {
     _tile_loadd(0, c, c_stride);
     if constexpr (kT1) _tile_loadd(1, c + 64, c_stride);
@@ -233,7 +242,7 @@ static GEMMKIT_INLINE void pack_cols_depth(index_t kc, index_t width, const E* s
     const E* s = src + j * rs;
     unsigned char* dj = d + j * 64;
     index_t q = 0;
-#pragma GCC unroll 4
+    GEMMKIT_UNROLL(4)
     for (; q < full; ++q)
       _mm512_storeu_si512(dj + q * W * 64, _mm512_loadu_si512(s + q * kPer));
     if (tail > 0)
@@ -252,32 +261,32 @@ static GEMMKIT_INLINE void pack_cols_depth(index_t kc, index_t width, const E* s
 // the result for (h, q, s, e) is column 8h + 4q + 2s + e.
 static GEMMKIT_INLINE void transpose_lanes_8bit(const __m512i (&r)[16], __m512i (&out)[16]) {
   __m512i s1[8][2], s2[4][2][2], s3[2][2][2][2];
-#pragma GCC unroll 8
+  GEMMKIT_UNROLL(8)
   for (int i = 0; i < 8; ++i) {
     s1[i][0] = _mm512_unpacklo_epi8(r[2 * i], r[2 * i + 1]);
     s1[i][1] = _mm512_unpackhi_epi8(r[2 * i], r[2 * i + 1]);
   }
-#pragma GCC unroll 4
+  GEMMKIT_UNROLL(4)
   for (int i = 0; i < 4; ++i)
-#pragma GCC unroll 2
+    GEMMKIT_UNROLL(2)
     for (int h = 0; h < 2; ++h) {
       s2[i][h][0] = _mm512_unpacklo_epi16(s1[2 * i][h], s1[2 * i + 1][h]);
       s2[i][h][1] = _mm512_unpackhi_epi16(s1[2 * i][h], s1[2 * i + 1][h]);
     }
-#pragma GCC unroll 2
+  GEMMKIT_UNROLL(2)
   for (int i = 0; i < 2; ++i)
-#pragma GCC unroll 2
+    GEMMKIT_UNROLL(2)
     for (int h = 0; h < 2; ++h)
-#pragma GCC unroll 2
+      GEMMKIT_UNROLL(2)
       for (int q = 0; q < 2; ++q) {
         s3[i][h][q][0] = dot_vnni_detail::unpacklo32(s2[2 * i][h][q], s2[2 * i + 1][h][q]);
         s3[i][h][q][1] = dot_vnni_detail::unpackhi32(s2[2 * i][h][q], s2[2 * i + 1][h][q]);
       }
-#pragma GCC unroll 2
+  GEMMKIT_UNROLL(2)
   for (int h = 0; h < 2; ++h)
-#pragma GCC unroll 2
+    GEMMKIT_UNROLL(2)
     for (int q = 0; q < 2; ++q)
-#pragma GCC unroll 2
+      GEMMKIT_UNROLL(2)
       for (int s = 0; s < 2; ++s) {
         out[8 * h + 4 * q + 2 * s] = dot_vnni_detail::unpacklo64(s3[0][h][q][s], s3[1][h][q][s]);
         out[8 * h + 4 * q + 2 * s + 1] =
@@ -290,21 +299,21 @@ static GEMMKIT_INLINE void transpose_lanes_8bit(const __m512i (&r)[16], __m512i 
 // column c's depth 8L..8L+7, so out[c] is column c's whole 32-value chunk.
 static GEMMKIT_INLINE void transpose_lanes_16bit(const __m512i (&r)[8], __m512i (&out)[8]) {
   __m512i s1[4][2], s2[2][2][2];
-#pragma GCC unroll 4
+  GEMMKIT_UNROLL(4)
   for (int i = 0; i < 4; ++i) {
     s1[i][0] = _mm512_unpacklo_epi16(r[2 * i], r[2 * i + 1]);
     s1[i][1] = _mm512_unpackhi_epi16(r[2 * i], r[2 * i + 1]);
   }
-#pragma GCC unroll 2
+  GEMMKIT_UNROLL(2)
   for (int i = 0; i < 2; ++i)
-#pragma GCC unroll 2
+    GEMMKIT_UNROLL(2)
     for (int h = 0; h < 2; ++h) {
       s2[i][h][0] = dot_vnni_detail::unpacklo32(s1[2 * i][h], s1[2 * i + 1][h]);
       s2[i][h][1] = dot_vnni_detail::unpackhi32(s1[2 * i][h], s1[2 * i + 1][h]);
     }
-#pragma GCC unroll 2
+  GEMMKIT_UNROLL(2)
   for (int h = 0; h < 2; ++h)
-#pragma GCC unroll 2
+    GEMMKIT_UNROLL(2)
     for (int q = 0; q < 2; ++q) {
       out[4 * h + 2 * q] = dot_vnni_detail::unpacklo64(s2[0][h][q], s2[1][h][q]);
       out[4 * h + 2 * q + 1] = dot_vnni_detail::unpackhi64(s2[0][h][q], s2[1][h][q]);
@@ -336,7 +345,7 @@ static GEMMKIT_INLINE void pack_cols_lines_i8(index_t kc, index_t width, const s
   for (index_t q = 0; q < chunks; ++q) {
     const index_t p0 = q * 64;
     const int nd = kc - p0 >= 64 ? 64 : int(kc - p0);
-#pragma GCC unroll 2
+    GEMMKIT_UNROLL(2)
     for (int c0 = 0; c0 < W; c0 += 16) {
       const int v = width - c0 >= 16 ? 16 : (width > c0 ? int(width - c0) : 0);
       if (v == 0) {
@@ -346,7 +355,7 @@ static GEMMKIT_INLINE void pack_cols_lines_i8(index_t kc, index_t width, const s
       const std::int8_t* s = src + p0 * cs + c0;
       __m512i r[16], t[16];
       if (v == 16 && nd == 64) {
-#pragma GCC unroll 16
+        GEMMKIT_UNROLL(16)
         for (int k = 0; k < 16; ++k)
           r[k] = lanes4(load16(s + k * cs), load16(s + (16 + k) * cs), load16(s + (32 + k) * cs),
                         load16(s + (48 + k) * cs));
@@ -362,7 +371,7 @@ static GEMMKIT_INLINE void pack_cols_lines_i8(index_t kc, index_t width, const s
       }
       transpose_lanes_8bit(r, t);
       unsigned char* dq = d + (q * W + c0) * 64;
-#pragma GCC unroll 16
+      GEMMKIT_UNROLL(16)
       for (int c = 0; c < 16; ++c) _mm512_storeu_si512(dq + c * 64, t[c]);
     }
   }
@@ -378,7 +387,7 @@ static GEMMKIT_INLINE void pack_cols_lines_bf16(index_t kc, index_t width, const
   for (index_t q = 0; q < chunks; ++q) {
     const index_t p0 = q * 32;
     const int nd = kc - p0 >= 32 ? 32 : int(kc - p0);
-#pragma GCC unroll 4
+    GEMMKIT_UNROLL(4)
     for (int c0 = 0; c0 < W; c0 += 8) {
       const int v = width - c0 >= 8 ? 8 : (width > c0 ? int(width - c0) : 0);
       if (v == 0) {
@@ -388,7 +397,7 @@ static GEMMKIT_INLINE void pack_cols_lines_bf16(index_t kc, index_t width, const
       const std::uint16_t* s = src + p0 * cs + c0;
       __m512i r[8], t[8];
       if (v == 8 && nd == 32) {
-#pragma GCC unroll 8
+        GEMMKIT_UNROLL(8)
         for (int k = 0; k < 8; ++k)
           r[k] = lanes4(load16(s + k * cs), load16(s + (8 + k) * cs), load16(s + (16 + k) * cs),
                         load16(s + (24 + k) * cs));
@@ -404,7 +413,7 @@ static GEMMKIT_INLINE void pack_cols_lines_bf16(index_t kc, index_t width, const
       }
       transpose_lanes_16bit(r, t);
       unsigned char* dq = d + (q * W + c0) * 64;
-#pragma GCC unroll 8
+      GEMMKIT_UNROLL(8)
       for (int c = 0; c < 8; ++c) _mm512_storeu_si512(dq + c * 64, t[c]);
     }
   }

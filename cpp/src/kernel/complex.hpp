@@ -103,16 +103,16 @@ struct ComplexFamily {
     GEMMKIT_UNROLL_DEPTH
     for (index_t p = 0; p < kc; ++p) {
       typename Real::Reg ar[MR_REG], ai[MR_REG];
-#pragma GCC unroll 8
+      GEMMKIT_UNROLL(8)
       for (int r = 0; r < MR_REG; ++r) {
         ar[r] = Real::loadu(a + r * kLanes);
         ai[r] = Real::loadu(a + kMr + r * kLanes);
       }
-#pragma GCC unroll 16
+      GEMMKIT_UNROLL(16)
       for (int j = 0; j < NR; ++j) {
         const typename Real::Reg br = Real::splat(bp[2 * j]);
         const typename Real::Reg bi = Real::splat(bp[2 * j + 1]);
-#pragma GCC unroll 8
+        GEMMKIT_UNROLL(8)
         for (int r = 0; r < MR_REG; ++r) {
           acc[j][r].re = Real::fnma(ai[r], bi, Real::mul_add(ar[r], br, acc[j][r].re));
           acc[j][r].im = Real::mul_add(ai[r], br, Real::mul_add(ar[r], bi, acc[j][r].im));

@@ -87,7 +87,7 @@ static GEMMKIT_INLINE void pack_lines(index_t kc, index_t width, const std::uint
     const bool pair = kc - p >= 2;
     const std::uint16_t* s = src + p * cs;
     std::uint16_t* d = dst + g * (W * 2);
-#pragma GCC unroll 4
+    GEMMKIT_UNROLL(4)
     for (int c0 = 0; c0 < W; c0 += 32) {
       const int n = W - c0 < 32 ? W - c0 : 32;
       const int v = width - c0 >= n ? n : (width > c0 ? int(width - c0) : 0);
@@ -113,7 +113,7 @@ template <class Token, int W>
 static GEMMKIT_INLINE void pack_depth(index_t kc, index_t width, const std::uint16_t* src,
                                       index_t rs, std::uint16_t* GEMMKIT_RESTRICT dst) {
   constexpr index_t kGroupStride = W * 2;  // elements
-#pragma GCC unroll 4
+  GEMMKIT_UNROLL(4)
   for (int c0 = 0; c0 < W; c0 += 16) {
     const int n = W - c0 < 16 ? W - c0 : 16;
     const int v = width - c0 >= n ? n : (width > c0 ? int(width - c0) : 0);
@@ -129,7 +129,7 @@ static GEMMKIT_INLINE void pack_depth(index_t kc, index_t width, const std::uint
       const __m512i e = unpackhi32(z2, z3);
       const __m512i gr[4] = {unpacklo64(a, c), unpackhi64(a, c),
                              unpacklo64(b, e), unpackhi64(b, e)};
-#pragma GCC unroll 4
+      GEMMKIT_UNROLL(4)
       for (int t = 0; t < 4; ++t) {
         if (t >= ngroups) break;
         store_bytes(d + t * kGroupStride, gr[t], n * 4);
@@ -140,7 +140,7 @@ static GEMMKIT_INLINE void pack_depth(index_t kc, index_t width, const std::uint
       // Every panel line is real: plain loads while 8 depth steps remain.
       for (; p0 + 8 <= kc; p0 += 8) {
         __m512i z[4];
-#pragma GCC unroll 4
+        GEMMKIT_UNROLL(4)
         for (int k = 0; k < 4; ++k) {
           auto ld = [&](int l) {
             return _mm_loadu_si128(reinterpret_cast<const __m128i*>(line[l] + p0));
@@ -158,7 +158,7 @@ static GEMMKIT_INLINE void pack_depth(index_t kc, index_t width, const std::uint
     for (; p0 < kc; p0 += 8) {
       const int nd = kc - p0 >= 8 ? 8 : int(kc - p0);
       __m512i z[4];
-#pragma GCC unroll 4
+      GEMMKIT_UNROLL(4)
       for (int k = 0; k < 4; ++k) {
         auto ld = [&](int l) { return load_words8(line[l] + p0, l < v ? nd : 0); };
         z[k] = _mm512_zextsi128_si512(ld(k));
@@ -248,17 +248,17 @@ struct DotBf16Family {
                                         const PB* GEMMKIT_RESTRICT b,
                                         Reg (&acc)[NR][MR_REG]) {
     const index_t ng = groups(kc);
-#pragma GCC unroll 2
+    GEMMKIT_UNROLL(2)
     for (index_t g = 0; g < ng; ++g) {
       __m512bh av[MR_REG];
-#pragma GCC unroll 8
+      GEMMKIT_UNROLL(8)
       for (int r = 0; r < MR_REG; ++r) av[r] = (__m512bh)_mm512_loadu_si512(a + r * 32);
-#pragma GCC unroll 16
+      GEMMKIT_UNROLL(16)
       for (int j = 0; j < NR; ++j) {
         std::int32_t q;
         std::memcpy(&q, b + 2 * j, 4);
         const __m512bh bj = (__m512bh)_mm512_set1_epi32(q);
-#pragma GCC unroll 8
+        GEMMKIT_UNROLL(8)
         for (int r = 0; r < MR_REG; ++r) acc[j][r] = _mm512_dpbf16_ps(acc[j][r], av[r], bj);
       }
       a += kMr * 2;

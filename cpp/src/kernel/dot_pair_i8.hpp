@@ -59,8 +59,8 @@
 
 #include "simd/simd128.hpp"
 #endif
-#if (defined(__x86_64__) || defined(_M_X64) || defined(__i386__)) && defined(__AVX2__) && \
-    defined(__FMA__) && defined(__F16C__)
+// The Fma token's vocabulary needs AVX2, FMA and F16C in this unit's flags.
+#if (defined(__x86_64__) || defined(_M_X64) || defined(__i386__)) && GEMMKIT_TARGET_AVX2_FMA_F16C
 #define GEMMKIT_PAIR_I8_FMA 1
 #include "simd/x86_intrinsics.hpp"
 
@@ -276,7 +276,7 @@ static GEMMKIT_INLINE void pack_lines(index_t kc, index_t width, const std::int8
     for (; g < kc / 2; ++g) {
       const std::int8_t* s = src + 2 * g * cs;
       std::int16_t* d = dst + g * (W * 2);
-#pragma GCC unroll 4
+      GEMMKIT_UNROLL(4)
       for (int c0 = 0; c0 < W; c0 += 16) {
         constexpr int kFull = W >= 16 ? 16 : W;
         if constexpr (W % 16 == 0 || W < 16) {
@@ -332,7 +332,7 @@ static GEMMKIT_INLINE void transpose_store(const typename P::V (&r)[8], std::int
   const V q[4] = {P::zip32_lo(t0, t2), P::zip32_hi(t0, t2), P::zip32_lo(t1, t3),
                   P::zip32_hi(t1, t3)};
   if constexpr (ROWS <= 4) {
-#pragma GCC unroll 4
+    GEMMKIT_UNROLL(4)
     for (int k = 0; k < 4; ++k) {
       if (2 * k >= ngroups) break;
       P::template store_wide<2 * ROWS>(d + 2 * k * stride, q[k]);
@@ -344,7 +344,7 @@ static GEMMKIT_INLINE void transpose_store(const typename P::V (&r)[8], std::int
     const V t6 = P::zip16_lo(r[6], r[7]), t7 = P::zip16_hi(r[6], r[7]);
     const V u[4] = {P::zip32_lo(t4, t6), P::zip32_hi(t4, t6), P::zip32_lo(t5, t7),
                     P::zip32_hi(t5, t7)};
-#pragma GCC unroll 4
+    GEMMKIT_UNROLL(4)
     for (int k = 0; k < 4; ++k) {
       if (2 * k >= ngroups) break;
       P::template store_wide<2 * ROWS>(d + 2 * k * stride, P::zip64_lo(q[k], u[k]));
@@ -363,7 +363,7 @@ static GEMMKIT_INLINE void pack_depth(index_t kc, index_t width, const std::int8
   using P = PairOps<Token>;
   using V = typename P::V;
   constexpr index_t kGroupStride = W * 2;
-#pragma GCC unroll 4
+  GEMMKIT_UNROLL(4)
   for (int c0 = 0; c0 < W; c0 += 8) {
     const int n = W - c0 < 8 ? W - c0 : 8;
     // Lines past the panel's valid ones read nothing (zeros).
@@ -385,7 +385,7 @@ static GEMMKIT_INLINE void pack_depth(index_t kc, index_t width, const std::int8
     if (v == n) {
       for (; p0 + 16 <= kc; p0 += 16) {
         V r[8];
-#pragma GCC unroll 8
+        GEMMKIT_UNROLL(8)
         for (int l = 0; l < 8; ++l) r[l] = l < v ? P::load16(line[l] + p0) : P::zero();
         emit(r, 8);
         d += 8 * kGroupStride;
@@ -395,7 +395,7 @@ static GEMMKIT_INLINE void pack_depth(index_t kc, index_t width, const std::int8
     for (; p0 < kc; p0 += 16) {
       const int nd = kc - p0 >= 16 ? 16 : int(kc - p0);
       V r[8];
-#pragma GCC unroll 8
+      GEMMKIT_UNROLL(8)
       for (int l = 0; l < 8; ++l) r[l] = l < v ? load_bytes<P>(line[l] + p0, nd) : P::zero();
       emit(r, (nd + 1) / 2);
       d += 8 * kGroupStride;
@@ -477,12 +477,12 @@ struct PairI8Family {
     GEMMKIT_UNROLL_DEPTH
     for (index_t g = 0; g < ng; ++g) {
       Reg av[MR_REG];
-#pragma GCC unroll 8
+      GEMMKIT_UNROLL(8)
       for (int r = 0; r < MR_REG; ++r) av[r] = P::load_a(a + r * kLanes * 2);
-#pragma GCC unroll 16
+      GEMMKIT_UNROLL(16)
       for (int j = 0; j < NR; ++j) {
         const Reg bj = P::splat_pair(b + 2 * j);
-#pragma GCC unroll 8
+        GEMMKIT_UNROLL(8)
         for (int r = 0; r < MR_REG; ++r) acc[j][r] = P::dot_add(acc[j][r], av[r], bj);
       }
       a += kMr * 2;

@@ -88,7 +88,7 @@ static GEMMKIT_INLINE __m128i load_fixed(const std::int8_t* p) {
 
 // Stores the first `bytes` (0..64) bytes of four consecutive 16-byte pieces.
 static GEMMKIT_INLINE void store_pieces(std::uint8_t* d, const __m128i (&o)[4], int bytes) {
-#pragma GCC unroll 4
+  GEMMKIT_UNROLL(4)
   for (int k = 0; k < 4; ++k) {
     const int b = bytes - 16 * k;
     if (b <= 0) break;
@@ -125,7 +125,7 @@ template <std::uint8_t kXor>
 static GEMMKIT_INLINE void interleave32_store(const std::int8_t* s, index_t cs, std::uint8_t* d) {
   const __m256i flip = _mm256_set1_epi8(static_cast<char>(kXor));
   __m256i r[4];
-#pragma GCC unroll 4
+  GEMMKIT_UNROLL(4)
   for (int t = 0; t < 4; ++t) {
     r[t] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + t * cs));
     if constexpr (kXor != 0) r[t] = _mm256_xor_si256(r[t], flip);
@@ -162,12 +162,12 @@ static GEMMKIT_INLINE void pack_lines(index_t kc, index_t width, const std::int8
     for (; g < kc / 4; ++g) {
       const std::int8_t* s = src + 4 * g * cs;
       std::uint8_t* d = dst + g * (W * 4);
-#pragma GCC unroll 4
+      GEMMKIT_UNROLL(4)
       for (int c0 = 0; c0 < kY; c0 += 32) interleave32_store<kXor>(s + c0, cs, d + c0 * 4);
       if constexpr (kX + kRest > 0) {
         constexpr int c0 = kY;
         __m128i r[4], o[4];
-#pragma GCC unroll 4
+        GEMMKIT_UNROLL(4)
         for (int t = 0; t < 4; ++t) {
           r[t] = load_fixed<(kX > 0 ? 16 : kRest)>(s + t * cs + c0);
           if constexpr (kXor != 0) r[t] = _mm_xor_si128(r[t], flip);
@@ -176,7 +176,7 @@ static GEMMKIT_INLINE void pack_lines(index_t kc, index_t width, const std::int8
         store_pieces(d + c0 * 4, o, (kX > 0 ? 16 : kRest) * 4);
         if constexpr (kX > 0 && kRest > 0) {
           constexpr int c1 = kY + kX;
-#pragma GCC unroll 4
+          GEMMKIT_UNROLL(4)
           for (int t = 0; t < 4; ++t) {
             r[t] = load_fixed<kRest>(s + t * cs + c1);
             if constexpr (kXor != 0) r[t] = _mm_xor_si128(r[t], flip);
@@ -192,12 +192,12 @@ static GEMMKIT_INLINE void pack_lines(index_t kc, index_t width, const std::int8
     const int nd = kc - p >= 4 ? 4 : int(kc - p);
     const std::int8_t* s = src + p * cs;
     std::uint8_t* d = dst + g * (W * 4);
-#pragma GCC unroll 4
+    GEMMKIT_UNROLL(4)
     for (int c0 = 0; c0 < W; c0 += 16) {
       const int n = W - c0 < 16 ? W - c0 : 16;
       const int v = width - c0 >= n ? n : (width > c0 ? int(width - c0) : 0);
       __m128i r[4], o[4];
-#pragma GCC unroll 4
+      GEMMKIT_UNROLL(4)
       for (int t = 0; t < 4; ++t) {
         r[t] = t < nd && v > 0 ? load_bytes(s + t * cs + c0, v) : _mm_setzero_si128();
         if constexpr (kXor != 0) r[t] = _mm_xor_si128(r[t], flip);
@@ -217,7 +217,7 @@ static GEMMKIT_INLINE void pack_depth(index_t kc, index_t width, const std::int8
                                       index_t rs, std::uint8_t* GEMMKIT_RESTRICT dst) {
   const __m512i flip = _mm512_set1_epi8(static_cast<char>(kXor));
   constexpr index_t kGroupStride = W * 4;
-#pragma GCC unroll 4
+  GEMMKIT_UNROLL(4)
   for (int c0 = 0; c0 < W; c0 += 16) {
     const int n = W - c0 < 16 ? W - c0 : 16;
     const int v = width - c0 >= n ? n : (width > c0 ? int(width - c0) : 0);
@@ -233,7 +233,7 @@ static GEMMKIT_INLINE void pack_depth(index_t kc, index_t width, const std::int8
       const __m512i e = unpackhi32(z2, z3);
       __m512i gr[4] = {unpacklo64(a, c), unpackhi64(a, c),
                        unpacklo64(b, e), unpackhi64(b, e)};
-#pragma GCC unroll 4
+      GEMMKIT_UNROLL(4)
       for (int t = 0; t < 4; ++t) {
         if (t >= ngroups) break;
         if constexpr (kXor != 0) gr[t] = _mm512_xor_si512(gr[t], flip);
@@ -245,7 +245,7 @@ static GEMMKIT_INLINE void pack_depth(index_t kc, index_t width, const std::int8
       // Every panel line is real: plain loads while 16 depth bytes remain.
       for (; p0 + 16 <= kc; p0 += 16) {
         __m512i z[4];
-#pragma GCC unroll 4
+        GEMMKIT_UNROLL(4)
         for (int k = 0; k < 4; ++k) {
           auto ld = [&](int l) {
             return _mm_loadu_si128(reinterpret_cast<const __m128i*>(line[l] + p0));
@@ -263,7 +263,7 @@ static GEMMKIT_INLINE void pack_depth(index_t kc, index_t width, const std::int8
     for (; p0 < kc; p0 += 16) {
       const int nd = kc - p0 >= 16 ? 16 : int(kc - p0);
       __m512i z[4];
-#pragma GCC unroll 4
+      GEMMKIT_UNROLL(4)
       for (int k = 0; k < 4; ++k) {
         auto ld = [&](int l) { return load_bytes(line[l] + p0, l < v ? nd : 0); };
         z[k] = _mm512_zextsi128_si512(ld(k));
@@ -313,7 +313,7 @@ template <class Token, int NR>
 static GEMMKIT_INLINE void column_sums(index_t groups, const std::int8_t* panel,
                                        std::int32_t* out) {
   const __m512i ones = _mm512_set1_epi8(1);
-#pragma GCC unroll 2
+  GEMMKIT_UNROLL(2)
   for (int c0 = 0; c0 < NR; c0 += 16) {
     const int n = NR - c0 < 16 ? NR - c0 : 16;
     const __mmask64 m = byte_mask(n * 4);
@@ -322,7 +322,7 @@ static GEMMKIT_INLINE void column_sums(index_t groups, const std::int8_t* panel,
                     _mm512_setzero_si512(), _mm512_setzero_si512()};
     index_t g = 0;
     for (; g + 4 <= groups; g += 4) {
-#pragma GCC unroll 4
+      GEMMKIT_UNROLL(4)
       for (int k = 0; k < 4; ++k)
         s[k] = _mm512_dpbusd_epi32(s[k], ones, _mm512_maskz_loadu_epi8(m, p + (g + k) * NR * 4));
     }
@@ -385,17 +385,17 @@ struct DotVnniFamily {
                                         Reg (&acc)[NR][MR_REG]) {
     const index_t ng = groups(kc);
     const PB* bp = b;
-#pragma GCC unroll 2
+    GEMMKIT_UNROLL(2)
     for (index_t g = 0; g < ng; ++g) {
       __m512i av[MR_REG];
-#pragma GCC unroll 8
+      GEMMKIT_UNROLL(8)
       for (int r = 0; r < MR_REG; ++r) av[r] = _mm512_loadu_si512(a + r * 64);
-#pragma GCC unroll 16
+      GEMMKIT_UNROLL(16)
       for (int j = 0; j < NR; ++j) {
         std::int32_t q;
         std::memcpy(&q, bp + 4 * j, 4);
         const __m512i bj = _mm512_set1_epi32(q);
-#pragma GCC unroll 8
+        GEMMKIT_UNROLL(8)
         for (int r = 0; r < MR_REG; ++r) acc[j][r] = _mm512_dpbusd_epi32(acc[j][r], av[r], bj);
       }
       a += kMr * 4;
@@ -403,12 +403,12 @@ struct DotVnniFamily {
     }
     // Remove the +128 bias: 128 * colsum, computed unsigned so it wraps.
     const PB* sums = b + b_colsum_offset(kc);
-#pragma GCC unroll 16
+    GEMMKIT_UNROLL(16)
     for (int j = 0; j < NR; ++j) {
       std::uint32_t s;
       std::memcpy(&s, sums + 4 * j, 4);
       const __m512i c = _mm512_set1_epi32(static_cast<std::int32_t>(s << 7));
-#pragma GCC unroll 8
+      GEMMKIT_UNROLL(8)
       for (int r = 0; r < MR_REG; ++r) acc[j][r] = _mm512_sub_epi32(acc[j][r], c);
     }
   }

@@ -26,9 +26,9 @@
 // compiler) allocates registers, and V8 has only 15 v128 registers on x64:
 // interleaving steps raises the live count past that and spills.
 #if defined(__wasm__)
-#define GEMMKIT_UNROLL_DEPTH _Pragma("GCC unroll 1")
+#define GEMMKIT_UNROLL_DEPTH GEMMKIT_UNROLL(1)
 #else
-#define GEMMKIT_UNROLL_DEPTH _Pragma("GCC unroll 4")
+#define GEMMKIT_UNROLL_DEPTH GEMMKIT_UNROLL(4)
 #endif
 
 namespace gemmkit::kernel {
@@ -72,12 +72,12 @@ struct FloatKernel {
     GEMMKIT_UNROLL_DEPTH
     for (index_t p = 0; p < kc; ++p) {
       Reg av[MR_REG];
-#pragma GCC unroll 8
+      GEMMKIT_UNROLL(8)
       for (int r = 0; r < MR_REG; ++r) av[r] = Ops::loadu(a + r * kLanes);
-#pragma GCC unroll 16
+      GEMMKIT_UNROLL(16)
       for (int j = 0; j < NR; ++j) {
         const Reg bj = Ops::splat(b_at(p, j));
-#pragma GCC unroll 8
+        GEMMKIT_UNROLL(8)
         for (int r = 0; r < MR_REG; ++r) acc[j][r] = Ops::mul_add(av[r], bj, acc[j][r]);
       }
       a += a_step;
@@ -184,7 +184,7 @@ struct TileStore {
     if constexpr (kRequant) {
       for (index_t j = 0; j < n_eff; ++j) {
         O* dcol = s.dst + j * s.cs_dst;
-#pragma GCC unroll 8
+        GEMMKIT_UNROLL(8)
         for (int r = 0; r < MR_REG; ++r) {
           const index_t row = r * kLanes;
           if (row >= m_eff) break;
@@ -202,7 +202,7 @@ struct TileStore {
       for (index_t j = 0; j < n_eff; ++j) {
         O* dcol = s.dst + j * s.cs_dst;
         const O* scol = s.src + j * s.cs_src;
-#pragma GCC unroll 8
+        GEMMKIT_UNROLL(8)
         for (int r = 0; r < MR_REG; ++r) {
           const index_t row = r * kLanes;
           if (row >= m_eff) break;
@@ -223,8 +223,8 @@ struct TileStore {
     for (index_t j = 0; j < n_eff; ++j) {
       const O* col = s.dst + j * s.cs_dst;
       for (index_t i = 0; i < m_eff; i += 64 / index_t(sizeof(O)))
-        __builtin_prefetch(col + i, 1, 3);
-      __builtin_prefetch(col + m_eff - 1, 1, 3);
+        GEMMKIT_PREFETCH_WRITE(col + i);
+      GEMMKIT_PREFETCH_WRITE(col + m_eff - 1);
     }
   }
 };
@@ -257,9 +257,9 @@ struct Microkernel {
 
   static GEMMKIT_INLINE void init(Reg (&acc)[kNr][kMrReg], index_t m_eff,
                                   index_t n_eff, const Seed* seed) {
-#pragma GCC unroll 16
+    GEMMKIT_UNROLL(16)
     for (int j = 0; j < kNr; ++j)
-#pragma GCC unroll 8
+      GEMMKIT_UNROLL(8)
       for (int r = 0; r < kMrReg; ++r) acc[j][r] = Ops::zero();
     if (!seed) return;
     for (index_t j = 0; j < n_eff; ++j) {

@@ -32,7 +32,7 @@ GEMMKIT_INLINE void pack_panel(index_t kc, index_t width, const T* src,
     // Contiguous along the panel: a straight vector copy per depth step.
     for (index_t p = 0; p < kc; ++p) {
       const T* s = src + p * cs;
-#pragma GCC unroll 8
+      GEMMKIT_UNROLL(8)
       for (int i = 0; i < W; i += L) Ops::storeu(dst + i, Ops::loadu(s + i));
       dst += W;
     }
@@ -62,9 +62,9 @@ GEMMKIT_INLINE void pack_panel(index_t kc, index_t width, const T* src,
         // Each source line is W cache lines apart that the prefetchers do
         // not follow: fetch two lines ahead along the depth explicitly.
         if (cs == 1 && p % kLine == 0) {
-          for (index_t i = 0; i < width; ++i) __builtin_prefetch(s + i * rs + 2 * kLine);
+          for (index_t i = 0; i < width; ++i) GEMMKIT_PREFETCH_READ(s + i * rs + 2 * kLine);
         }
-#pragma GCC unroll 4
+        GEMMKIT_UNROLL(4)
         for (int i = 0; i < W; i += L) {
           const int n = width - i >= L ? L : (width > i ? int(width - i) : 0);
           const typename Ops::Reg v = Ops::load_strided(s + i * rs, rs, n);
@@ -112,7 +112,7 @@ void pack_a(index_t mc, index_t kc, const T* a, index_t rs_a, index_t cs_a,
       const T* s = a + p * cs_a;
       T* d = dst + p * MR;
       for (index_t q = 0; q < full; ++q) {
-#pragma GCC unroll 8
+        GEMMKIT_UNROLL(8)
         for (int r = 0; r < MR; r += L) Ops::storeu(d + r, Ops::loadu(s + r));
         s += MR;
         d += MR * kc;
@@ -158,7 +158,7 @@ void pack_panel_widen(index_t kc, index_t width, const L* src, index_t rs,
   if (rs == 1 && width == W && W % V == 0) {
     for (index_t p = 0; p < kc; ++p) {
       const L* s = src + p * cs;
-#pragma GCC unroll 8
+      GEMMKIT_UNROLL(8)
       for (int i = 0; i < W; i += V) Ops::storeu(dst + i, KS::load_lhs(s + i));
       dst += W;
     }
@@ -182,7 +182,7 @@ void pack_panel_widen(index_t kc, index_t width, const L* src, index_t rs,
       }
       A* d = dst + p0 * W;
       for (index_t p = 0; p < pn; ++p)
-#pragma GCC unroll 16
+        GEMMKIT_UNROLL(16)
         for (int i = 0; i < W; ++i) d[p * W + i] = buf[i * kDepthBlock + p];
     }
     return;

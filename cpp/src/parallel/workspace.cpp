@@ -1,7 +1,7 @@
 // L2 parallel: per-thread packing scratch (64-byte aligned, grow-only).
 #include "parallel/workspace.hpp"
 
-#include <cstdlib>
+#include "compiler.hpp"
 
 namespace gemmkit::workspace {
 
@@ -26,7 +26,7 @@ ThreadBuffers tls;
 struct ThreadBuffers {
   Buffer slots[kSlots];
   ~ThreadBuffers() {
-    for (auto& b : slots) std::free(b.data);
+    for (auto& b : slots) GEMMKIT_FREE_ALIGNED(b.data);
   }
 };
 thread_local ThreadBuffers tls;
@@ -46,8 +46,8 @@ void* thread_buffer(int slot, std::size_t bytes) {
     size *= 2;
   }
   void* p = nullptr;
-  if (posix_memalign(&p, kAlign, size) != 0) return nullptr;
-  std::free(b.data);
+  if (GEMMKIT_ALLOCATE_ALIGNED(&p, kAlign, size) != 0) return nullptr;
+  GEMMKIT_FREE_ALIGNED(b.data);
   b.data = p;
   b.size = size;
   return p;

@@ -29,19 +29,20 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "../compiler.hpp"
 #include "gemmkit/types.hpp"
 
 namespace gemmkit::scalar {
 
 static inline std::uint32_t float_bits(float f) {
   std::uint32_t u;
-  __builtin_memcpy(&u, &f, sizeof u);
+  GEMMKIT_MEMCPY(&u, &f, sizeof u);
   return u;
 }
 
 static inline float float_from_bits(std::uint32_t u) {
   float f;
-  __builtin_memcpy(&f, &u, sizeof f);
+  GEMMKIT_MEMCPY(&f, &u, sizeof f);
   return f;
 }
 

@@ -38,6 +38,8 @@
 
 #include <cstdint>
 
+#include "../compiler.hpp"
+
 namespace gemmkit::scalar {
 
 // Round half to even by the 2^52 trick: for |x| < 2^52, adding 2^52 pushes
@@ -48,9 +50,9 @@ namespace gemmkit::scalar {
 // fold (ax + 2^52) - 2^52 into ax.
 static inline double round_ne_f64(double x) {
   const double two52 = 4503599627370496.0;
-  const double ax = __builtin_fabs(x);
+  const double ax = GEMMKIT_FABS(x);
   if (!(ax < two52)) return x;
-  return __builtin_copysign((ax + two52) - two52, x);
+  return GEMMKIT_COPYSIGN((ax + two52) - two52, x);
 }
 
 // double -> int64 saturating (Rust's `as i64`): NaN -> 0.
@@ -66,7 +68,7 @@ static inline std::int32_t requantize(std::int32_t v, float scale, std::int32_t 
   const double t = round_ne_f64(double(v) * double(scale));
   const std::int64_t ti = saturate_i64(t);
   std::int64_t s;
-  if (__builtin_add_overflow(ti, std::int64_t(zp), &s)) s = ti > 0 ? INT64_MAX : INT64_MIN;
+  if (add_overflows(ti, std::int64_t(zp), &s)) s = ti > 0 ? INT64_MAX : INT64_MIN;
   if (s < lo) s = lo;
   if (s > hi) s = hi;
   return std::int32_t(s);

@@ -250,7 +250,7 @@ struct KernelSimd<isa_neon::Neon, std::int8_t, std::int8_t, std::int32_t, std::i
 
   static GEMMKIT_INLINE Reg load_lhs(const std::int8_t* p) {
     std::int32_t w;
-    __builtin_memcpy(&w, p, sizeof w);
+    GEMMKIT_MEMCPY(&w, p, sizeof w);
     const int8x8_t b = vreinterpret_s8_s32(vdup_n_s32(w));
     return vmovl_s16(vget_low_s16(vmovl_s8(b)));
   }
@@ -284,7 +284,7 @@ struct KernelSimd<isa_neon::Neon, std::int8_t, std::int8_t, std::int32_t, std::i
     const int16x4_t r16 = vmovn_s32(r);
     const int8x8_t r8 = vmovn_s16(vcombine_s16(r16, r16));
     const std::int32_t w = vget_lane_s32(vreinterpret_s32_s8(r8), 0);
-    __builtin_memcpy(dst, &w, sizeof w);
+    GEMMKIT_MEMCPY(dst, &w, sizeof w);
   }
 };
 

@@ -40,13 +40,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#if defined(__GNUC__) || defined(__clang__)
-#define GEMMKIT_INLINE inline __attribute__((always_inline))
-#define GEMMKIT_RESTRICT __restrict__
-#else
-#define GEMMKIT_INLINE inline
-#define GEMMKIT_RESTRICT
-#endif
+#include "../compiler.hpp"  // GEMMKIT_INLINE, GEMMKIT_RESTRICT, GEMMKIT_UNROLL
 
 namespace gemmkit::simd {
 
