@@ -57,8 +57,12 @@ constexpr Feature kFeatures[] = {
     {&CpuFeatures::os_avx, "os_avx", "OS support for AVX state (XGETBV)"},
     {&CpuFeatures::os_avx512, "os_avx512",
      "OS support for AVX-512 state (XGETBV)"},
+#if defined(__linux__)
     {&CpuFeatures::os_amx, "os_amx",
      "OS support for AMX tile state (XGETBV + arch_prctl)"},
+#else
+    {&CpuFeatures::os_amx, "os_amx", "OS support for AMX tile state (XGETBV)"},
+#endif
     {&CpuFeatures::neon, "neon", "neon"},
     {&CpuFeatures::simd128, "simd128", "simd128"},
 };
@@ -196,6 +200,11 @@ CpuFeatures detect() {
   } else {
     f.os_amx = false;
   }
+#elif defined(_WIN32) && GEMMKIT_X86
+  // Windows has no per-process request: a Windows that supports AMX sets
+  // the tile bits in XCR0 and gives every process the tile state, so XCR0
+  // and CPUID decide.
+  f.os_amx = f.os_amx && f.amx_tile;
 #else
   f.os_amx = false;
 #endif

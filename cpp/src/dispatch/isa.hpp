@@ -90,7 +90,8 @@ struct CpuFeatures {
   bool os_avx;     // XGETBV: the OS saves ymm state
   bool os_avx512;  // XGETBV: the OS saves opmask and zmm state
   bool os_amx;     // XGETBV: tile state enabled, and Linux granted this
-                   // process the tile data (arch_prctl XCOMP_PERM)
+                   // process the tile data (arch_prctl XCOMP_PERM);
+                   // Windows grants it to every process (XCR0 alone)
   // vdpbf16ps issues at half the FMA rate on Intel cores (measured on
   // this project's Xeon: ~82 GFLOP/s against ~167 for f32 FMA), but at twice
   // the f32 rate on AMD Zen 4: the bf16 ladder needs to know.

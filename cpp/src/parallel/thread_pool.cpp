@@ -14,8 +14,20 @@
 #include "parallel/thread_pool.hpp"
 
 #if !defined(GEMMKIT_NO_THREADS)
+#if defined(_WIN32)
+#ifndef NOMINMAX
+#define NOMINMAX
+#endif
+#ifndef WIN32_LEAN_AND_MEAN
+#define WIN32_LEAN_AND_MEAN
+#endif
+#include <windows.h>
+
+#include <bit>
+#else
 #include <pthread.h>
 #include <sched.h>
+#endif
 
 #include <atomic>
 #include <chrono>
@@ -24,6 +36,8 @@
 #include <exception>
 #include <thread>
 #include <vector>
+
+#include "compiler.hpp"
 #endif
 
 namespace gemmkit::parallel {
@@ -45,21 +59,13 @@ namespace {
 
 constexpr int kSpinMicros = 100;
 
-inline void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield");
-#endif
-}
-
 // Spins until done() or kSpinMicros have passed; true when done() held.
 template <class Done>
 bool spin_until(Done done) {
   const auto limit = std::chrono::steady_clock::now() + std::chrono::microseconds(kSpinMicros);
   for (int i = 0;; ++i) {
     if (done()) return true;
-    cpu_relax();
+    cpu_pause();
     if ((i & 63) == 63 && std::chrono::steady_clock::now() > limit) return false;
   }
 }
@@ -165,16 +171,20 @@ class Pool {
 
 std::atomic<Pool*> g_pool{nullptr};
 
+#if !defined(_WIN32)
 // A forked child has none of the parent's worker threads (and may have
 // inherited locked mutexes): it starts over with a fresh pool.  The old one
-// is leaked; its threads do not exist in this process.
+// is leaked; its threads do not exist in this process.  (Windows has no fork.)
 void reset_after_fork() { g_pool.store(nullptr, std::memory_order_relaxed); }
+#endif
 
 Pool& pool() {
   Pool* p = g_pool.load(std::memory_order_acquire);
   if (p) return *p;
+#if !defined(_WIN32)
   static std::once_flag atfork_once;
   std::call_once(atfork_once, [] { pthread_atfork(nullptr, nullptr, reset_after_fork); });
+#endif
   // Leaked on purpose: joining threads from a static destructor at
   // interpreter exit can deadlock.
   Pool* fresh = new Pool();
@@ -218,11 +228,25 @@ void barrier(const Team& team) {
 int available_cores() {
   // Affinity is read once: a syscall per GEMM would dominate tiny products.
   static const int cores = [] {
+#if defined(__linux__)
     cpu_set_t set;
     if (sched_getaffinity(0, sizeof(set), &set) == 0) {
       const int n = CPU_COUNT(&set);
       if (n > 0) return n;
     }
+#elif defined(_WIN32)
+    // The process affinity mask (start /affinity, job objects) names the
+    // cores of one processor group; with several groups the process may
+    // run on all of them (Windows 11 and Server 2022 spread it so).
+    DWORD_PTR process_mask = 0, system_mask = 0;
+    if (GetActiveProcessorGroupCount() == 1 &&
+        GetProcessAffinityMask(GetCurrentProcess(), &process_mask, &system_mask) &&
+        process_mask != 0) {
+      return static_cast<int>(std::popcount(process_mask));
+    }
+    const DWORD all = GetActiveProcessorCount(ALL_PROCESSOR_GROUPS);
+    if (all > 0) return static_cast<int>(all);
+#endif
     const unsigned hw = std::thread::hardware_concurrency();
     return hw > 0 ? static_cast<int>(hw) : 1;
   }();

@@ -25,7 +25,9 @@ void run(int threads, JobFn fn, void* ctx);
 // Blocks until every member of the team has arrived.
 void barrier(const Team& team);
 
-// Cores this process may run on (sched_getaffinity), at least 1.
+// Cores this process may run on (its affinity: sched_getaffinity on Linux,
+// the process affinity mask on Windows; elsewhere the hardware threads), at
+// least 1.
 int available_cores();
 
 }  // namespace gemmkit::parallel
