@@ -7,6 +7,7 @@ thread for the rest of the process."""
 from __future__ import annotations
 
 import json
+import sys
 
 import pytest
 
@@ -40,6 +41,8 @@ print(json.dumps({"capped_ok": capped_ok, "capped_threads": capped_threads,
 """
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"),
+                    reason="caps threads with RLIMIT_AS and counts them in /proc/self/task (Linux only)")
 def test_refused_threads_neither_fail_nor_degrade():
     proc = run_python(["-c", CHILD], clean_env(GEMMKIT_NUM_THREADS="64",
                                                GEMMKIT_MNK_PER_WORKER="1000"))

@@ -80,7 +80,8 @@ print(json.dumps({"threads": threads,
                   "source": source,
                   "after_reset": [gemmkit.get_num_threads(),
                                   gemmkit.dispatch_info()["threads_source"]],
-                  "cpus": len(os.sched_getaffinity(0)),
+                  "cpus": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+                          else os.cpu_count(),
                   "digest": hashlib.sha256(r64.tobytes() + r32.tobytes()).hexdigest()}))
 """
 
