@@ -158,8 +158,7 @@ cpp_build() {
   # Keep whatever generator an existing build folder was configured with.
   if [ ! -f build/cpp-tests/CMakeCache.txt ] && command -v ninja >/dev/null 2>&1; then gen=(-G Ninja); fi
   cmake -S . -B build/cpp-tests ${gen[@]+"${gen[@]}"} \
-    -DGEMMKIT_BUILD_TESTS=ON -DCMAKE_BUILD_TYPE=Release -DGEMMKIT_WERROR="$GEMMKIT_WERROR" \
-    -DPython_EXECUTABLE="$VPY" -Dpybind11_DIR="$("$VPY" -m pybind11 --cmakedir)" &&
+    -DGEMMKIT_BUILD_TESTS=ON -DCMAKE_BUILD_TYPE=Release -DGEMMKIT_WERROR="$GEMMKIT_WERROR" &&
   cmake --build build/cpp-tests
 }
 CPP_OK=0
@@ -182,8 +181,7 @@ asan_build() {
   cmake -S . -B build/asan -DGEMMKIT_BUILD_TESTS=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DGEMMKIT_WERROR="$GEMMKIT_WERROR" \
     -DCMAKE_CXX_FLAGS="$san -DGEMMKIT_CHECK_ALIGNMENT" -DCMAKE_C_FLAGS="$san" \
-    -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
-    -DPython_EXECUTABLE="$VPY" -Dpybind11_DIR="$("$VPY" -m pybind11 --cmakedir)" &&
+    -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" &&
   cmake --build build/asan
 }
 if run_step asan-build asan_build; then
