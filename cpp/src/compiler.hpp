@@ -114,7 +114,8 @@ namespace portable {
 
 // a + b and a * b in T, wrapping modulo 2^bits; true when the exact result
 // does not fit T (what __builtin_add_overflow / __builtin_mul_overflow
-// return, for one integer type T).
+// return, for one integer type T): GEMMKIT_ADD_OVERFLOWS and
+// GEMMKIT_MUL_OVERFLOWS on compilers without those builtins.
 template <class T>
 constexpr bool add_overflows(T a, T b, T* out) {
   static_assert(std::is_integral_v<T>);
@@ -146,25 +147,6 @@ constexpr bool mul_overflows(T a, T b, T* out) {
 
 }  // namespace portable
 
-// a + b / a * b into *out (wrapping); true when the exact result overflows T.
-template <class T>
-inline bool add_overflows(T a, T b, T* out) {
-#if GEMMKIT_GNU
-  return __builtin_add_overflow(a, b, out);
-#else
-  return portable::add_overflows(a, b, out);
-#endif
-}
-
-template <class T>
-inline bool mul_overflows(T a, T b, T* out) {
-#if GEMMKIT_GNU
-  return __builtin_mul_overflow(a, b, out);
-#else
-  return portable::mul_overflows(a, b, out);
-#endif
-}
-
 // One spin-wait step: tells the core this thread is polling (x86 pause,
 // AArch64 yield), which frees resources for its sibling hyperthread.
 inline void cpu_pause() {
@@ -191,6 +173,19 @@ inline int windows_allocate_aligned(void** out, std::size_t align, std::size_t s
 #endif
 
 }  // namespace gemmkit
+
+// GEMMKIT_ADD_OVERFLOWS(a, b, out) / GEMMKIT_MUL_OVERFLOWS(a, b, out): a + b
+// / a * b into *out (wrapping); true when the exact result overflows.  Both
+// operands and *out of one integer type.  Macros, so that GCC and Clang see
+// their builtin at the call itself (Clang's wasm code changed when it sat in
+// an inline function).
+#if GEMMKIT_GNU
+#define GEMMKIT_ADD_OVERFLOWS(a, b, out) __builtin_add_overflow(a, b, out)
+#define GEMMKIT_MUL_OVERFLOWS(a, b, out) __builtin_mul_overflow(a, b, out)
+#else
+#define GEMMKIT_ADD_OVERFLOWS(a, b, out) ::gemmkit::portable::add_overflows(a, b, out)
+#define GEMMKIT_MUL_OVERFLOWS(a, b, out) ::gemmkit::portable::mul_overflows(a, b, out)
+#endif
 
 // GEMMKIT_ALLOCATE_ALIGNED(out, align, size): posix_memalign (0, or an error
 // number); release the block with GEMMKIT_FREE_ALIGNED(p).  Macros, so that

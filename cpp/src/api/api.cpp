@@ -54,6 +54,10 @@ struct Span {
   bool empty;
 };
 
+bool mul_overflows(index_t a, index_t b, index_t* out) {
+  return GEMMKIT_MUL_OVERFLOWS(a, b, out);
+}
+
 // No view spans more bytes than a 57-bit address space holds (x86-64 with
 // 5-level paging, AArch64 at most 52): larger spans cannot be real memory,
 // and refusing them keeps every offset the kernels form far from overflow.
@@ -70,7 +74,7 @@ int span_of(const char* name, const T* data, index_t rows, index_t cols,
   if (rs == PTRDIFF_MIN || cs == PTRDIFF_MIN ||
       mul_overflows(rows - 1, ars, &reach_r) ||
       mul_overflows(cols - 1, acs, &reach_c) ||
-      add_overflows(reach_r, reach_c, &total) ||
+      GEMMKIT_ADD_OVERFLOWS(reach_r, reach_c, &total) ||
       mul_overflows(total + 1, index_t(sizeof(T)), &total) || total > kMaxSpanBytes) {
     return api::fail(GEMMKIT_ERROR_STRIDE,
                      "gemmkit: %s view of %tdx%td (strides %td, %td) is too "
@@ -114,7 +118,7 @@ bool addresses_uniquely(int dims, const index_t* extent, const index_t* stride) 
   for (int i = 0; i < n; ++i) {
     index_t step;
     if (s[i] <= reach || mul_overflows(s[i], d[i] - 1, &step) ||
-        add_overflows(reach, step, &reach))
+        GEMMKIT_ADD_OVERFLOWS(reach, step, &reach))
       return false;
   }
   return true;

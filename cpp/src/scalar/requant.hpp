@@ -68,7 +68,7 @@ static inline std::int32_t requantize(std::int32_t v, float scale, std::int32_t 
   const double t = round_ne_f64(double(v) * double(scale));
   const std::int64_t ti = saturate_i64(t);
   std::int64_t s;
-  if (add_overflows(ti, std::int64_t(zp), &s)) s = ti > 0 ? INT64_MAX : INT64_MIN;
+  if (GEMMKIT_ADD_OVERFLOWS(ti, std::int64_t(zp), &s)) s = ti > 0 ? INT64_MAX : INT64_MIN;
   if (s < lo) s = lo;
   if (s > hi) s = hi;
   return std::int32_t(s);
