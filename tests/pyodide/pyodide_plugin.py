@@ -56,11 +56,16 @@ def pytest_addoption(parser):
 
 
 def pytest_configure(config):
-    # pytest-pyodide's web servers leave a multiprocessing connection to the
-    # garbage collector now and then; pytest would report that at exit.
+    # pytest-pyodide's web servers (spawn_web_server: a multiprocessing.Queue
+    # to the server process) leave a connection to the garbage collector now
+    # and then, or let the queue's feeder thread write to a pipe already
+    # closed (EBADF after the last test); pytest would report either at exit.
     config.addinivalue_line(
         "filterwarnings",
         "ignore:Exception ignored in.*_ConnectionBase:pytest.PytestUnraisableExceptionWarning")
+    config.addinivalue_line(
+        "filterwarnings",
+        "ignore:Exception in thread QueueFeederThread:pytest.PytestUnhandledThreadExceptionWarning")
     if config.option.runner == "playwright":
         _use_chromium(config.option.chromium or shutil.which("chromium"))
     from pytest_pyodide.run_tests_inside_pyodide import ContextManagerUnwrapper
