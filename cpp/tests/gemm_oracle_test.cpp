@@ -61,7 +61,7 @@ void check(long m, long n, long k, int layout, T alpha, T beta) {
   // output type from c_out alone.
   const int st = beta == T(0) ? gemmkit::gemm<T>(alpha, va, vb, beta, nullptr, vc)
                               : gemmkit::gemm<T>(alpha, va, vb, beta, &vci, vc);
-  double worst = 0, scale = 0;
+  double worst = 0;
   for (long i = 0; i < m; ++i) {
     for (long j = 0; j < n; ++j) {
       double ref = 0, mag = 0;
@@ -79,7 +79,6 @@ void check(long m, long n, long k, int layout, T alpha, T beta) {
                          (std::fabs(double(alpha)) * mag + std::fabs(double(beta) * old));
       const double err = std::fabs(got - ref);
       if (err - tol > worst) worst = err - tol;
-      scale += tol;
     }
   }
   if (st == GEMMKIT_OK && worst <= 0) {
