@@ -33,6 +33,23 @@ TINY = {"float32": 2.0**-149, "float64": 2.0**-1074}  # smallest subnormals
 TYPECODE = {"float32": "f", "float64": "d"}
 DTYPES = ("float32", "float64")
 
+# Where the thread count came from (dispatch_info()["threads_source"]).
+THREAD_SOURCES = ("set_num_threads", "GEMMKIT_NUM_THREADS", "OMP_NUM_THREADS", "cores")
+
+
+def thread_setting() -> tuple[int, str]:
+    """The thread setting as a pair (count, source): what threads() and the
+    threadpoolctl controller must restore exactly."""
+    info = gemmkit.dispatch_info()
+    assert info["threads"] == gemmkit.get_num_threads()
+    assert info["threads_source"] in THREAD_SOURCES, info["threads_source"]
+    return info["threads"], info["threads_source"]
+
+
+def restore_thread_setting(before: tuple[int, str]) -> None:
+    """Put back a thread_setting() pair: an explicit count, or the default."""
+    gemmkit.set_num_threads(before[0] if before[1] == "set_num_threads" else 0)
+
 # GEMMKIT_REQUIRE_ISA aliases and the best-first ladder (DESIGN.md section 2).
 ALIASES = {"avx2": "fma", "vnni": "avx512vnni", "bf16": "avx512bf16", "wasm": "simd128",
            "dq": "avx512dq"}

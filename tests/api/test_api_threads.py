@@ -11,24 +11,17 @@ import math
 import pytest
 
 import gemmkit
+from apihelpers import restore_thread_setting, thread_setting
 
-SOURCES = ("set_num_threads", "GEMMKIT_NUM_THREADS", "OMP_NUM_THREADS", "cores")
-
-
-def setting():
-    info = gemmkit.dispatch_info()
-    assert info["threads"] == gemmkit.get_num_threads()
-    return info["threads"], info["threads_source"]
+setting = thread_setting
 
 
 @pytest.fixture
 def original():
-    """The setting before the test (the tests check that blocks restore it),
-    put back afterwards: some tests change it on purpose."""
+    """The setting before the test, put back afterwards (some tests change it)."""
     before = setting()
-    assert before[1] in SOURCES, before
     yield before
-    gemmkit.set_num_threads(before[0] if before[1] == "set_num_threads" else 0)
+    restore_thread_setting(before)
 
 
 def test_exported():

@@ -20,15 +20,11 @@ np = pytest.importorskip("numpy", reason="numpy is not installed")
 
 import gemmkit  # noqa: E402
 from gemmkit import _native  # noqa: E402
+from apihelpers import restore_thread_setting, thread_setting  # noqa: E402
 from nativehelpers import clean_env, run_json, run_python  # noqa: E402
 
 EXTENSION = os.path.realpath(_native.__file__)
-SOURCES = ("set_num_threads", "GEMMKIT_NUM_THREADS", "OMP_NUM_THREADS", "cores")
-
-
-def setting():
-    info = gemmkit.dispatch_info()
-    return info["threads"], info["threads_source"]
+setting = thread_setting
 
 
 def gemmkit_entries(info=None):
@@ -38,12 +34,10 @@ def gemmkit_entries(info=None):
 
 @pytest.fixture
 def original():
-    """The setting before the test (the tests check that blocks restore it),
-    put back afterwards: some tests change it on purpose."""
+    """The setting before the test, put back afterwards (some tests change it)."""
     before = setting()
-    assert before[1] in SOURCES, before
     yield before
-    gemmkit.set_num_threads(before[0] if before[1] == "set_num_threads" else 0)
+    restore_thread_setting(before)
 
 
 def test_threadpool_info_lists_gemmkit(original):
