@@ -116,13 +116,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::size_t nb = in.ConsumeIntegralInRange<std::size_t>(1, 2);
   Mat a = make_mat(in, t[0], nb, m, k, true);
   Mat b = make_mat(in, t[0], nb, k, n, true);
-  Mat out;
-  out.op.dtype = t[1];
-  out.op.batch = nb;
-  out.op.rows = m;
-  out.op.cols = n;
-  random_strides(in, out.op, false);
-  allocate(out);
+  Mat out = make_mat(in, t[1], nb, m, n, false);
   fill(in, a, false);
   fill(in, b, false);
   fill(in, out, false);  // c in place

@@ -22,17 +22,6 @@ constexpr Pair kPairs[] = {
 
 enum Mistake { kNone, kConjB, kInt8Out, kMistakes };
 
-Mat make_out(FuzzedDataProvider& in, int dtype, std::size_t nb, std::size_t m, std::size_t n) {
-  Mat out;
-  out.op.dtype = dtype;
-  out.op.batch = nb;
-  out.op.rows = m;
-  out.op.cols = n;
-  random_strides(in, out.op, false);
-  allocate(out);
-  return out;
-}
-
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -81,7 +70,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   Mat a = make_mat(in, p.in, in.ConsumeBool() ? 1 : nb, m, k, true);
   fill(in, a, specials);
-  Mat out = make_out(in, od, nb, m, n);
+  Mat out = make_mat(in, od, nb, m, n, false);
   const int c_kind = in.ConsumeIntegralInRange(0, 2);  // none, separate, in place
   Mat c_sep;
   const Mat* c = nullptr;

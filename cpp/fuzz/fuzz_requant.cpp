@@ -51,13 +51,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   Mat a = make_mat(in, GEMMKIT_I8, in.ConsumeBool() ? 1 : nb, m, k, true);
   Mat b = make_mat(in, GEMMKIT_I8, packed ? 1 : in.ConsumeBool() ? 1 : nb, k, n, true);
-  Mat out;
-  out.op.dtype = od;
-  out.op.batch = nb;
-  out.op.rows = m;
-  out.op.cols = n;
-  random_strides(in, out.op, false);
-  allocate(out);
+  Mat out = make_mat(in, od, nb, m, n, false);
   fill(in, a, false);
   fill(in, b, false);
 
