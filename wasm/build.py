@@ -3,25 +3,29 @@
 native wheel, with Debian's clang/lld only (no emsdk).
 
     python wasm/build.py            # everything below
-    python wasm/build.py --only web # just the two standalone modules
+    python wasm/build.py --only web # just the standalone modules
 
 Outputs (build products, never committed):
 
 * ``dist/gemmkit-<version>-py3-none-pyemscripten_2026_0_wasm32.whl``: the
-  pure-Python package ``python/gemmkit`` plus ``gemmkit/_gemmkit_simd128.wasm``,
-  a Pyodide side module (position independent, libc imported from Pyodide's
-  main module) that the Pyodide backend opens with ``ctypes.CDLL``.  It is
-  deliberately not named ``*.so``: Pyodide compiles every ``*.so`` of a wheel
-  at install time, which would fail inside ``micropip.install`` on an engine
-  without SIMD instead of raising gemmkit's clear refusal at first use.
-* ``web-demo/gemmkit-simd128.wasm``, ``web-demo/gemmkit-scalar.wasm``:
-  standalone modules (wasi-libc linked in statically) for browsers and node,
-  loaded by ``wasm/gemmkit.mjs`` (copied next to them).
+  pure-Python package ``python/gemmkit`` plus two Pyodide side modules,
+  ``gemmkit/_gemmkit_relaxed_simd.wasm`` (relaxed SIMD, simd128 and scalar
+  targets) and ``gemmkit/_gemmkit_simd128.wasm`` (simd128 and scalar),
+  position independent, libc imported from Pyodide's main module, opened by
+  the Pyodide backend with ``ctypes.CDLL`` after it has probed the engine.
+  They are deliberately not named ``*.so``: Pyodide compiles every ``*.so``
+  of a wheel at install time, which would fail inside ``micropip.install``
+  on an engine without SIMD instead of raising gemmkit's clear refusal at
+  first use.
+* ``web-demo/gemmkit-relaxed_simd.wasm``, ``web-demo/gemmkit-simd128.wasm``,
+  ``web-demo/gemmkit-scalar.wasm``: standalone modules (wasi-libc linked in
+  statically) for browsers and node, loaded by ``wasm/gemmkit.mjs`` (copied
+  next to them).
 
-Both simd128 builds carry the pin ``GEMMKIT_DEFAULT_REQUIRE_ISA=simd128``
-(the ``GEMMKIT_REQUIRE_ISA`` environment variable still overrides it).  The
-scalar build has no ``-msimd128`` and no auto-vectorization, so the demo's
-comparison is honest.
+Each module carries its best ISA as its default pin
+(``GEMMKIT_DEFAULT_REQUIRE_ISA``; the ``GEMMKIT_REQUIRE_ISA`` environment
+variable still overrides it).  The scalar build has no ``-msimd128`` and no
+auto-vectorization, so the demo's comparison is honest.
 
 Toolchain: the newest ``clang++-N``/``wasm-ld-N`` with N >= 17 that has the
 libc++ wasm32 headers (``libc++-N-dev-wasm32``) and Debian's ``wasi-libc``.
@@ -57,7 +61,6 @@ MIN_LLVM = 17
 BASELINE_DIRS = ("api", "dispatch", "tuning", "cache", "parallel")
 
 PLATFORM_TAG = "pyemscripten_2026_0_wasm32"  # PEP 783, Pyodide 314
-SIDE_MODULE_NAME = "_gemmkit_simd128.wasm"
 WHEEL_SIZE_LIMIT = 1 << 20
 
 # What the Pyodide side module may import.  Pyodide's main module exports
@@ -190,6 +193,7 @@ class IsaRow:
     name: str
     arch: str                  # x86_64, aarch64, wasm32, or any (the floor)
     flags: tuple[str, ...]     # of the target units (gcc/clang spelling)
+    base: str                  # the ISA serving the families it lacks ("" none)
 
 
 @functools.cache
@@ -202,8 +206,8 @@ def isa_rows(root: Path = REPO) -> dict[str, IsaRow]:
         fields = [f.strip().strip('"') for f in body.split(",")]
         if len(fields) != 9:
             raise BuildError(f"{path}: a row needs 9 fields: {body.strip()}")
-        name, arch, flags = fields[0], fields[3], fields[4]
-        rows[name] = IsaRow(name, arch, tuple(flags.split()))
+        name, arch, flags, base = fields[0], fields[3], fields[4], fields[8]
+        rows[name] = IsaRow(name, arch, tuple(flags.split()), base)
     if not rows:
         raise BuildError(f"{path}: no GEMMKIT_ISA_ROW(...) rows")
     return rows
@@ -214,11 +218,6 @@ def floor_isas(root: Path = REPO) -> tuple[str, ...]:
     return tuple(r.name for r in isa_rows(root).values() if r.arch == "any")
 
 
-def wasm_isas(root: Path = REPO) -> tuple[str, ...]:
-    """Every ISA a wasm32 module can hold: the floor and the wasm32 rows."""
-    return tuple(r.name for r in isa_rows(root).values() if r.arch in ("any", "wasm32"))
-
-
 @dataclasses.dataclass(frozen=True)
 class Variant:
     """One linked artifact: which ISA targets it holds and how it links."""
@@ -226,19 +225,42 @@ class Variant:
     isas: tuple[str, ...]
     side_module: bool          # Pyodide side module (-fPIC, libc imported)
     pin: str | None            # GEMMKIT_DEFAULT_REQUIRE_ISA
-    simd_flag: bool = True     # the registry's flags (-msimd128) on the
-                               # target units (off only for the self-check
-                               # variant used by the tests)
+    flagless: tuple[str, ...] = ()  # ISAs whose units lose the registry's
+                               # flags (only the self-check variants used by
+                               # the tests: they must refuse to run)
+
+
+def module_isas(top: str, root: Path = REPO) -> tuple[str, ...]:
+    """What a module whose best ISA is ``top`` holds: the floor, and for a
+    wasm32 row that row with its base chain (relaxed_simd: simd128 too)."""
+    rows, out = isa_rows(root), list(floor_isas(root))
+    chain = []
+    while top and top not in out:
+        chain.append(top)
+        top = rows[top].base
+    return tuple(out + chain[::-1])
+
+
+# The shipped modules, by their best ISA (the pin each carries by default):
+# an engine that cannot compile one gets the next (the loaders probe).
+MODULE_ISAS = ("relaxed_simd", "simd128")
+
+
+def side_module_name(isa: str) -> str:
+    return f"_gemmkit_{isa}.wasm"
 
 
 VARIANTS = {
-    "pyodide": Variant("pyodide", wasm_isas(), True, "simd128"),
-    "web-simd128": Variant("web-simd128", wasm_isas(), False, "simd128"),
+    **{f"pyodide-{isa}": Variant(f"pyodide-{isa}", module_isas(isa), True, isa)
+       for isa in MODULE_ISAS},
+    **{f"web-{isa}": Variant(f"web-{isa}", module_isas(isa), False, isa)
+       for isa in MODULE_ISAS},
     "web-scalar": Variant("web-scalar", floor_isas(), False, None),
-    # A simd128-pinned build whose simd128 units lost -msimd128: it must
-    # refuse to run (tests/wasm prove it); never shipped.
-    "selfcheck-noflag": Variant("selfcheck-noflag", wasm_isas(),
-                                False, "simd128", simd_flag=False),
+    # Pinned builds whose top target lost its flag: they must refuse to run
+    # (tests/wasm prove it); never shipped.
+    **{f"selfcheck-{isa}-noflag": Variant(f"selfcheck-{isa}-noflag", module_isas(isa), False,
+                                          isa, flagless=(isa,))
+       for isa in MODULE_ISAS},
 }
 
 
@@ -298,7 +320,7 @@ def common_flags(tc: Toolchain, root: Path, variant: Variant) -> list[str]:
 def isa_flags(isa: str, variant: Variant, root: Path = REPO) -> list[str]:
     row = isa_rows(root)[isa]
     flags = [f"-DGEMMKIT_ISA={isa}"]
-    if variant.simd_flag:
+    if isa not in variant.flagless:
         flags += row.flags
     if row.arch == "any":
         # The scalar floor stays scalar even where the module allows SIMD.
@@ -632,13 +654,13 @@ def _record_hash(data: bytes) -> str:
     return "sha256=" + base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
 
 
-def write_wheel(root: Path, side_module: Path, out_dir: Path) -> Path:
+def write_wheel(root: Path, side_modules: list[Path], out_dir: Path) -> Path:
     version = read_version(root)
     tag = f"py3-none-{PLATFORM_TAG}"
     name = f"gemmkit-{version}-{tag}.whl"
     distinfo = f"gemmkit-{version}.dist-info"
     files: list[tuple[str, bytes]] = [(a, p.read_bytes()) for a, p in package_files(root)]
-    files.append((f"gemmkit/{SIDE_MODULE_NAME}", side_module.read_bytes()))
+    files += [(f"gemmkit/{side.name}", side.read_bytes()) for side in side_modules]
     files.append((f"{distinfo}/METADATA", core_metadata(root, version).encode()))
     # PEP 639: each License-File lies under .dist-info/licenses/ at its path.
     files += [(f"{distinfo}/licenses/{path}", (root / path).read_bytes())
@@ -696,7 +718,7 @@ def build(root: Path, only: set[str], jobs: int, out_dist: Path,
     t0 = time.perf_counter()
     produced = {}
     if "web" in only:
-        for isa in ("simd128", "scalar"):
+        for isa in (*MODULE_ISAS, "scalar"):
             v = VARIANTS[f"web-{isa}"]
             objs = compile_variant(tc, root, v, build_dir, jobs)
             out = out_web / f"gemmkit-{isa}.wasm"
@@ -707,25 +729,30 @@ def build(root: Path, only: set[str], jobs: int, out_dist: Path,
         produced["loader"] = loader
     if "tests" in only:
         # Test-only modules (never shipped), for tests/wasm.
-        v = VARIANTS["selfcheck-noflag"]
-        objs = compile_variant(tc, root, v, build_dir, jobs)
-        out = build_dir / "gemmkit-simd128-noflag.wasm"
-        link(tc, root, v, objs, out)
-        produced["selfcheck"] = out
+        for isa in MODULE_ISAS:
+            v = VARIANTS[f"selfcheck-{isa}-noflag"]
+            objs = compile_variant(tc, root, v, build_dir, jobs)
+            out = build_dir / f"gemmkit-{isa}-noflag.wasm"
+            link(tc, root, v, objs, out)
+            produced[f"selfcheck-{isa}"] = out
         produced["conformance"] = build_test_module(
             REPO / "tests" / "wasm" / "simd128_conformance.cpp",
             build_dir / "test" / "simd128_conformance.wasm",
             ["conformance_run", "conformance_checks", "conformance_first_failure"],
             root=root, tc=tc)
     if "wheel" in only:
-        v = VARIANTS["pyodide"]
-        objs = compile_variant(tc, root, v, build_dir, jobs)
-        side = build_dir / SIDE_MODULE_NAME
-        link(tc, root, v, objs, side)
-        check_side_module(side)
-        produced["wheel"] = write_wheel(root, side, out_dist)
+        sides = []
+        for isa in MODULE_ISAS:
+            v = VARIANTS[f"pyodide-{isa}"]
+            objs = compile_variant(tc, root, v, build_dir, jobs)
+            side = build_dir / side_module_name(isa)
+            link(tc, root, v, objs, side)
+            check_side_module(side)
+            produced[f"side-{isa}"] = side
+            sides.append(side)
+        produced["wheel"] = write_wheel(root, sides, out_dist)
     for key, path in produced.items():
-        print(f"  {key:12s} {path.stat().st_size:9d} bytes  {path}")
+        print(f"  {key:20s} {path.stat().st_size:9d} bytes  {path}")
     print(f"done in {time.perf_counter() - t0:.1f} s")
     return produced
 

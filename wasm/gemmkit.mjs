@@ -1,12 +1,14 @@
 // gemmkit.mjs: ES-module loader for gemmkit's standalone WebAssembly builds
-// (gemmkit-simd128.wasm, gemmkit-scalar.wasm), for browsers, workers and
-// node >= 20.  It sits on the C ABI (cpp/include/gemmkit/gemmkit.h) and is
-// the only JavaScript between a caller and the C++ core.
+// (gemmkit-relaxed_simd.wasm, gemmkit-simd128.wasm, gemmkit-scalar.wasm),
+// for browsers, workers and node >= 20.  It sits on the C ABI
+// (cpp/include/gemmkit/gemmkit.h) and is the only JavaScript between a
+// caller and the C++ core.
 //
 //   import { loadGemmkit } from "./gemmkit.mjs";
-//   const gk = await loadGemmkit({ isa: "simd128" });   // or "scalar"
+//   const gk = await loadGemmkit();   // isa "auto": the best this engine runs
 //   const c = gk.gemm(a, b, m, k, n, { alpha: 1, beta: 0, c: null });
-//   gk.dispatchInfo();  // { float32: { isa: "simd128", kernel: ... }, ... }
+//   gk.isa;             // "relaxed_simd", "simd128" or "scalar": what loaded
+//   gk.dispatchInfo();  // { float32: { isa: "relaxed_simd", kernel: ... }, ... }
 //
 // a (m x k), b (k x n) and c (m x n) are row-major typed arrays of one
 // type: Float32Array, Float64Array, or an integer array (Int8Array ...
@@ -18,10 +20,14 @@
 // message is the core's gemmkit_last_error() and whose status is the
 // gemmkit_status code.
 //
-// The simd128 build is compiled with the pin fixed to simd128.  An engine
-// without Wasm SIMD could not even compile it, so the loader probes a tiny
-// simd128 module with WebAssembly.validate first and refuses with
-// SIMD_REFUSAL_MESSAGE before fetching or instantiating anything.
+// Each SIMD build is compiled with its pin fixed to its ISA.  An engine
+// without Wasm SIMD (or without relaxed SIMD) could not even compile it, so
+// the loader first validates a tiny probe module and refuses with
+// SIMD_REFUSAL_MESSAGE (RELAXED_SIMD_REFUSAL_MESSAGE) before fetching or
+// instantiating anything; "auto" takes the first build of BUILDS the engine
+// validates.  Relaxed multiply-add rounds once (fused) or twice, as the host
+// CPU does it, so relaxed_simd results may differ in the last bits between
+// machines; they always meet the same k * eps bound as the others.
 
 /** ABI this loader speaks (GEMMKIT_ABI_VERSION in gemmkit.h). */
 export const ABI_VERSION = 1;
@@ -32,10 +38,23 @@ export const SIMD128_PROBE = new Uint8Array([
   253, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 26, 11,
 ]);
 
+/** Smallest module using relaxed SIMD:
+ * (func v128.const 0 (x3); f32x4.relaxed_madd; drop). */
+export const RELAXED_SIMD_PROBE = new Uint8Array([
+  0, 97, 115, 109, 1, 0, 0, 0, 1, 4, 1, 96, 0, 0, 3, 2, 1, 0, 10, 62, 1, 60, 0,
+  ...[0, 1, 2].flatMap(() => [253, 12, ...new Array(16).fill(0)]),
+  253, 133, 2, 26, 11,
+]);
+
 export const SIMD_REFUSAL_MESSAGE =
   "gemmkit: gemmkit-simd128.wasm needs WebAssembly SIMD (simd128), which " +
   "this engine does not support; load the scalar build instead: " +
   'loadGemmkit({ isa: "scalar" })';
+
+export const RELAXED_SIMD_REFUSAL_MESSAGE =
+  "gemmkit: gemmkit-relaxed_simd.wasm needs WebAssembly relaxed SIMD, which " +
+  "this engine does not support; load the simd128 build instead: " +
+  'loadGemmkit({ isa: "simd128" }) (or isa "auto", the best this engine runs)';
 
 /**
  * Every failure of this module: message starts with "gemmkit: ".  `code` is
@@ -52,13 +71,37 @@ export class GemmkitError extends Error {
   }
 }
 
-/** True when this engine can compile Wasm SIMD (simd128). */
-export function simd128Supported() {
+function validates(probe) {
   try {
-    return WebAssembly.validate(SIMD128_PROBE);
+    return WebAssembly.validate(probe);
   } catch {
     return false;
   }
+}
+
+/** True when this engine can compile Wasm SIMD (simd128). */
+export function simd128Supported() {
+  return validates(SIMD128_PROBE);
+}
+
+/** True when this engine can compile Wasm relaxed SIMD. */
+export function relaxedSimdSupported() {
+  return validates(RELAXED_SIMD_PROBE);
+}
+
+/**
+ * The standalone builds, best first: what each needs of the engine and the
+ * refusal when that is missing.  "auto" loads the first one supported.
+ */
+export const BUILDS = Object.freeze([
+  { isa: "relaxed_simd", supported: relaxedSimdSupported, refusal: RELAXED_SIMD_REFUSAL_MESSAGE },
+  { isa: "simd128", supported: simd128Supported, refusal: SIMD_REFUSAL_MESSAGE },
+  { isa: "scalar", supported: () => true, refusal: null },
+]);
+
+/** The isa "auto" resolves to on this engine. */
+export function bestIsa() {
+  return BUILDS.find((build) => build.supported()).isa;
 }
 
 const IS_NODE =
@@ -171,7 +214,8 @@ function checkDim(name, value, refuse) {
 /**
  * Instantiates one gemmkit build.
  * @param {object} [options]
- * @param {"simd128"|"scalar"} [options.isa="simd128"] which build
+ * @param {"auto"|"relaxed_simd"|"simd128"|"scalar"} [options.isa="auto"]
+ *   which build; "auto" is the best this engine validates (BUILDS order)
  * @param {string|URL} [options.url] where the .wasm is (default: next to
  *   this file, gemmkit-<isa>.wasm)
  * @param {ArrayBuffer|Uint8Array} [options.bytes] the .wasm itself
@@ -180,15 +224,19 @@ function checkDim(name, value, refuse) {
  *   getenv sees (default: in node, the process's GEMMKIT_* variables)
  */
 export async function loadGemmkit(options = {}) {
-  const { isa = "simd128", url, bytes, module, env } = options;
-  if (isa !== "simd128" && isa !== "scalar") {
+  const { isa: asked = "auto", url, bytes, module, env } = options;
+  const names = ["auto", ...BUILDS.map((build) => build.isa)];
+  if (!names.includes(asked)) {
     throw new GemmkitError(
-      `gemmkit: loadGemmkit: isa must be "simd128" or "scalar", got ${JSON.stringify(isa)}`,
+      `gemmkit: loadGemmkit: isa must be one of ${names.map((n) => JSON.stringify(n)).join(", ")}, ` +
+      `got ${JSON.stringify(asked)}`,
       "VALUE",
     );
   }
-  if (isa === "simd128" && !simd128Supported()) {
-    throw new GemmkitError(SIMD_REFUSAL_MESSAGE, "ISA");
+  const isa = asked === "auto" ? bestIsa() : asked;
+  const build = BUILDS.find((b) => b.isa === isa);
+  if (!build.supported()) {
+    throw new GemmkitError(build.refusal, "ISA");
   }
   const t0 = performance.now();
   let compiled = module;

@@ -52,9 +52,9 @@ def restore_thread_setting(before: tuple[int, str]) -> None:
 
 # GEMMKIT_REQUIRE_ISA aliases and the best-first ladder (DESIGN.md section 2).
 ALIASES = {"avx2": "fma", "vnni": "avx512vnni", "bf16": "avx512bf16", "wasm": "simd128",
-           "dq": "avx512dq"}
-ISA_ORDER = ("amx", "avx512bf16", "avx512vnni", "avx512dq", "avx512f", "fma", "neon", "simd128",
-             "scalar")
+           "dq": "avx512dq", "relaxed": "relaxed_simd"}
+ISA_ORDER = ("amx", "avx512bf16", "avx512vnni", "avx512dq", "avx512f", "fma", "neon",
+             "relaxed_simd", "simd128", "scalar")
 # For float32/float64 the dot-kernel ISAs resolve to the plain AVX-512F kernels.
 FLOAT_ISA = {"avx512vnni": "avx512f", "avx512bf16": "avx512f", "amx": "avx512f",
              "avx512dq": "avx512f"}
@@ -64,11 +64,13 @@ GEOMETRY = {
     ("float32", "avx512f"): (32, 12),
     ("float32", "fma"): (16, 6),
     ("float32", "neon"): (16, 4),
+    ("float32", "relaxed_simd"): (8, 4),
     ("float32", "simd128"): (8, 4),
     ("float32", "scalar"): (4, 4),
     ("float64", "avx512f"): (16, 12),
     ("float64", "fma"): (8, 6),
     ("float64", "neon"): (8, 4),
+    ("float64", "relaxed_simd"): (4, 4),
     ("float64", "simd128"): (4, 4),
     ("float64", "scalar"): (4, 4),
 }

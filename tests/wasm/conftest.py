@@ -22,10 +22,17 @@ from wasmhelpers import BUILD, HERE, REPO, TIMEOUT, pyodide_dist, require, wasm_
 @dataclasses.dataclass(frozen=True)
 class Artifacts:
     web_dir: Path
+    relaxed_simd: Path
     simd128: Path
     scalar: Path
-    selfcheck: Path
+    selfcheck: Path          # simd128-pinned, its simd128 units without -msimd128
+    selfcheck_relaxed: Path  # relaxed_simd-pinned, its relaxed units without -mrelaxed-simd
     conformance: Path
+
+    @property
+    def standalone(self) -> tuple[Path, ...]:
+        """Every shipped standalone module."""
+        return (self.relaxed_simd, self.simd128, self.scalar)
 
     @property
     def wheel(self) -> Path:
@@ -67,7 +74,8 @@ def artifacts() -> Artifacts:
                                BUILD, tc)
     except wasm_build.BuildError as exc:
         pytest.fail(f"wasm build failed: {exc}", pytrace=False)
-    return Artifacts(REPO / "web-demo", out["web-simd128"], out["web-scalar"], out["selfcheck"],
+    return Artifacts(REPO / "web-demo", out["web-relaxed_simd"], out["web-simd128"],
+                     out["web-scalar"], out["selfcheck-simd128"], out["selfcheck-relaxed_simd"],
                      out["conformance"])
 
 
@@ -75,11 +83,6 @@ def artifacts() -> Artifacts:
 def wheel() -> Path:
     """Builds (or brings up to date) the Pyodide wheel in dist/."""
     return _build_wheel()
-
-
-@pytest.fixture(scope="session")
-def side_module(wheel) -> Path:
-    return BUILD / wasm_build.SIDE_MODULE_NAME
 
 
 @pytest.fixture(scope="session")

@@ -8,7 +8,9 @@ import subprocess
 import sys
 import zipfile
 
-from wasmhelpers import REPO, wasm_build
+import pytest
+
+from wasmhelpers import BUILD, REPO, wasm_build
 
 
 def test_wheel_name_contents_and_size(wheel):
@@ -27,7 +29,7 @@ def test_wheel_name_contents_and_size(wheel):
                if p.is_file() and "__pycache__" not in p.parts
                and not p.name.endswith((".so", ".pyd", ".pyc"))}
     assert package <= names, package - names
-    assert "gemmkit/_gemmkit_simd128.wasm" in names
+    assert {"gemmkit/_gemmkit_simd128.wasm", "gemmkit/_gemmkit_relaxed_simd.wasm"} <= names
     assert "gemmkit/py.typed" in names
     # No *.so: Pyodide would compile it at install time, before the simd128
     # probe could refuse cleanly.
@@ -35,7 +37,9 @@ def test_wheel_name_contents_and_size(wheel):
     assert all(line.split(",")[0] in names for line in record.splitlines())
 
 
-def test_side_module_imports_only_libc_and_exports_the_c_abi(side_module):
+@pytest.mark.parametrize("isa", wasm_build.MODULE_ISAS)
+def test_side_module_imports_only_libc_and_exports_the_c_abi(wheel, isa):
+    side_module = BUILD / wasm_build.side_module_name(isa)
     imports, exports = wasm_build.wasm_imports_exports(side_module)
     wasm_build.check_side_module(side_module)
     assert ("env", "memory", 2) in imports  # shares Pyodide's memory
@@ -49,10 +53,24 @@ def test_side_module_imports_only_libc_and_exports_the_c_abi(side_module):
 
 def test_standalone_modules_import_only_wasi(artifacts):
     abi = set(wasm_build.c_abi_functions(REPO))
-    for path in (artifacts.simd128, artifacts.scalar):
+    for path in artifacts.standalone:
         imports, exports = wasm_build.wasm_imports_exports(path)
         assert {m for m, _, _ in imports} <= {"wasi_snapshot_preview1"}, imports
         assert abi | {"malloc", "free", "memory", "_initialize"} <= set(exports)
+
+
+def test_each_module_holds_its_isa_and_its_base_chain():
+    assert wasm_build.MODULE_ISAS == ("relaxed_simd", "simd128")
+    assert wasm_build.module_isas("simd128") == ("scalar", "simd128")
+    assert wasm_build.module_isas("relaxed_simd") == ("scalar", "simd128", "relaxed_simd")
+    for name, variant in wasm_build.VARIANTS.items():
+        if variant.pin:
+            assert variant.isas[-1] == variant.pin, name
+    flags = wasm_build.isa_flags("relaxed_simd", wasm_build.VARIANTS["web-relaxed_simd"])
+    assert {"-msimd128", "-mrelaxed-simd"} <= set(flags)
+    noflag = wasm_build.VARIANTS["selfcheck-relaxed_simd-noflag"]
+    assert "-mrelaxed-simd" not in wasm_build.isa_flags("relaxed_simd", noflag)
+    assert "-msimd128" in wasm_build.isa_flags("simd128", noflag)
 
 
 def test_toolchain_detection_is_not_pinned_to_one_llvm():

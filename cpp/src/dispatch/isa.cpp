@@ -24,6 +24,11 @@ namespace gemmkit::isa_simd128 {
 bool compiled_with_simd128();  // targets/simd128/self_check.cpp
 }
 #endif
+#if defined(GEMMKIT_HAVE_RELAXED_SIMD)
+namespace gemmkit::isa_relaxed_simd {
+bool compiled_with_relaxed_simd();  // targets/relaxed_simd/self_check.cpp
+}
+#endif
 
 namespace gemmkit::dispatch {
 
@@ -65,6 +70,7 @@ constexpr Feature kFeatures[] = {
 #endif
     {&CpuFeatures::neon, "neon", "neon"},
     {&CpuFeatures::simd128, "simd128", "simd128"},
+    {&CpuFeatures::relaxed_simd, "relaxed_simd", "relaxed_simd"},
 };
 
 constexpr bool same(const char* a, const char* b) {
@@ -217,6 +223,9 @@ CpuFeatures detect() {
   // reports false here and a simd128 pin refuses to run.
   f.simd128 = isa_simd128::compiled_with_simd128();
 #endif
+#if defined(GEMMKIT_HAVE_RELAXED_SIMD)
+  f.relaxed_simd = isa_relaxed_simd::compiled_with_relaxed_simd();
+#endif
   hide_for_tests(f);
   return f;
 }
@@ -346,10 +355,21 @@ void format_cpu_features(char* buf, int size) {
   }
 }
 
+namespace {
+
+// The wasm ISAs are fixed at build time: their units say whether they
+// really got their flag (detect()).  The flag each one needs:
+const char* wasm_build_flag(Isa isa) {
+  return isa == Isa::simd128        ? "-msimd128"
+         : isa == Isa::relaxed_simd ? "-mrelaxed-simd"
+                                    : nullptr;
+}
+
+}  // namespace
+
 bool isa_compiled(Isa isa) {
-  // simd128 is fixed at build time: its units say whether they really got
-  // -msimd128 (detect()).
   if (isa == Isa::simd128) return isa_row(isa).built && cpu_features().simd128;
+  if (isa == Isa::relaxed_simd) return isa_row(isa).built && cpu_features().relaxed_simd;
   return isa_row(isa).built;
 }
 
@@ -360,10 +380,11 @@ bool isa_usable(Isa isa, char* why, int why_size) {
     return false;
   }
   if (!isa_compiled(isa)) {
-    if (isa == Isa::simd128) {
+    if (isa_row(isa).built && wasm_build_flag(isa)) {
       std::snprintf(why, why_size,
-                    "this module was compiled without -msimd128, so it has no "
-                    "simd128 kernels");
+                    "this module was compiled without %s, so it has no "
+                    "%s kernels",
+                    wasm_build_flag(isa), isa_name(isa));
     } else {
       std::snprintf(why, why_size,
                     "this build of gemmkit was compiled without the %s kernels",

@@ -98,6 +98,7 @@ struct CpuFeatures {
   bool intel;
   bool neon;
   bool simd128;    // compiled with -msimd128 (wasm decides at build time)
+  bool relaxed_simd;  // compiled with -mrelaxed-simd (likewise)
 };
 
 // Detected once (CPUID + XGETBV on x86).

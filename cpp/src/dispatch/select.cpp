@@ -4,7 +4,8 @@
 // avx512bf16 (the vdpbf16ps dot kernel; not on Intel cores, where widening to
 // f32 FMAs is faster), int8 avx512vnni (vpdpbusd) and int64 avx512dq
 // (vpmullq); then every type tries
-// avx512f, fma (avx2 + fma; f16c too, for f16), neon or simd128 where the
+// avx512f, fma (avx2 + fma; f16c too, for f16), neon, relaxed_simd (f32, f64)
+// or simd128 where the
 // architecture has them, then scalar.  A pin selects exactly its ISA or fails: avx512vnni pins the
 // int8 dot kernel and avx512bf16 the bf16 one (after checking the pinned
 // ISA's own features), amx both tile kernels; for the other types these
@@ -200,7 +201,7 @@ Selection<L> select_now() {
                                                       : Isa::count;
     const bool tiles = std::is_same_v<L, bfloat16> || std::is_same_v<L, std::int8_t>;
     const Isa ladder[] = {tiles ? Isa::amx : Isa::count, dot, Isa::avx512f, Isa::fma,
-                          Isa::neon, Isa::simd128, Isa::scalar};
+                          Isa::neon, Isa::relaxed_simd, Isa::simd128, Isa::scalar};
     char why[200];
     for (Isa isa : ladder) {
       if (isa == Isa::count) continue;

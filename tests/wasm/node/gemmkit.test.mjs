@@ -1,10 +1,14 @@
-// node:test suite of wasm/gemmkit.mjs on both standalone builds
-// (web-demo/gemmkit-simd128.wasm and gemmkit-scalar.wasm): results against
-// an f64 reference, errors, dispatchInfo, the GEMMKIT_REQUIRE_ISA pin, the
-// simd128 refusal on a V8 without SIMD and the -msimd128 self-check.
+// node:test suite of wasm/gemmkit.mjs on the three standalone builds
+// (web-demo/gemmkit-relaxed_simd.wasm, gemmkit-simd128.wasm and
+// gemmkit-scalar.wasm): results against an f64 reference, errors,
+// dispatchInfo, the GEMMKIT_REQUIRE_ISA pin, the refusals on a V8 without
+// SIMD or without relaxed SIMD, and the -msimd128 / -mrelaxed-simd
+// self-checks.
 //
-//   python wasm/build.py --only wheel,web,selfcheck && node --test tests/wasm/node/
-// (tests/wasm/test_node.py does both.)
+//   python wasm/build.py --only web,tests &&
+//     node --experimental-wasm-relaxed-simd --test tests/wasm/node/
+// (tests/wasm/test_node.py does both; the flag is for node 20, whose V8
+// ships relaxed SIMD switched off.)
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -16,7 +20,10 @@ import { REPO, WEB_DIR, artifact, checkGemm, importLoader, randomArray } from ".
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const gkmod = await importLoader();
-const { loadGemmkit, GemmkitError, SIMD_REFUSAL_MESSAGE, simd128Supported } = gkmod;
+const {
+  loadGemmkit, GemmkitError, SIMD_REFUSAL_MESSAGE, RELAXED_SIMD_REFUSAL_MESSAGE,
+  simd128Supported, relaxedSimdSupported, bestIsa,
+} = gkmod;
 
 const TYPES = [Float32Array, Float64Array];
 const SHAPES = [
@@ -24,6 +31,7 @@ const SHAPES = [
   [1, 300, 7], [33, 65, 31], [64, 64, 64], [100, 257, 3], [129, 70, 67],
 ];
 const TILES = {
+  relaxed_simd: { float32: [8, 4], float64: [4, 4] },
   simd128: { float32: [8, 4], float64: [4, 4] },
   scalar: { float32: [4, 4], float64: [4, 4] },
 };
@@ -32,8 +40,10 @@ const DTYPE = new Map([[Float32Array, "float32"], [Float64Array, "float64"]]);
 const VERSION = readFileSync(path.join(REPO, "cpp", "include", "gemmkit", "version.h"), "utf8")
   .match(/GEMMKIT_VERSION_STRING "([^"]+)"/)[1];
 
-test("the engine running these tests has simd128", () => {
+test("the engine running these tests has simd128 and relaxed SIMD", () => {
   assert.equal(simd128Supported(), true);
+  assert.equal(relaxedSimdSupported(), true, "node 20 needs --experimental-wasm-relaxed-simd");
+  assert.equal(bestIsa(), "relaxed_simd");
 });
 
 test("web-demo/gemmkit.mjs is the current wasm/gemmkit.mjs", () => {
@@ -44,7 +54,7 @@ test("web-demo/gemmkit.mjs is the current wasm/gemmkit.mjs", () => {
   );
 });
 
-for (const isa of ["simd128", "scalar"]) {
+for (const isa of ["relaxed_simd", "simd128", "scalar"]) {
   describe(`gemmkit-${isa}.wasm`, async () => {
     artifact(WEB_DIR, `gemmkit-${isa}.wasm`);
     const gk = await loadGemmkit({ isa, env: {} });
@@ -52,7 +62,8 @@ for (const isa of ["simd128", "scalar"]) {
     test("dispatchInfo names the build's kernels and tiles", () => {
       const info = gk.dispatchInfo();
       assert.ok(info.compiled_isas.includes("scalar"));
-      assert.equal(info.compiled_isas.includes("simd128"), isa === "simd128");
+      assert.equal(info.compiled_isas.includes("simd128"), isa !== "scalar");
+      assert.equal(info.compiled_isas.includes("relaxed_simd"), isa === "relaxed_simd");
       for (const dtype of ["float32", "float64"]) {
         const [mr, nr] = TILES[isa][dtype];
         assert.equal(info[dtype].isa, isa);
@@ -62,7 +73,17 @@ for (const isa of ["simd128", "scalar"]) {
       }
       assert.equal(gk.version, VERSION);
       assert.equal(gk.abiVersion, 1);
+      assert.equal(gk.isa, isa);
     });
+
+    if (isa === "relaxed_simd") {
+      test("the types relaxed SIMD does not serve run on its base, simd128", () => {
+        const info = gk.dispatchInfo();
+        for (const dtype of ["float16", "bfloat16", "int8", "complex64"]) {
+          assert.equal(info[dtype].isa, "simd128", dtype);
+        }
+      });
+    }
 
     for (const Ctor of TYPES) {
       test(`${DTYPE.get(Ctor)}: shapes across tile edges`, () => {
@@ -241,11 +262,30 @@ describe("GEMMKIT_REQUIRE_ISA on the standalone builds", () => {
     assert.equal(gk.dispatchInfo().float64.isa, "simd128");
   });
 
+  test("relaxed_simd build pinned to simd128 runs the simd128 kernels", async () => {
+    const gk = await loadGemmkit({ isa: "relaxed_simd", env: { GEMMKIT_REQUIRE_ISA: "simd128" } });
+    assert.equal(gk.dispatchInfo().float32.isa, "simd128");
+    assert.equal(gk.dispatchInfo().float64.isa, "simd128");
+  });
+
+  test("the alias relaxed pins relaxed_simd", async () => {
+    const gk = await loadGemmkit({ isa: "relaxed_simd", env: { GEMMKIT_REQUIRE_ISA: "relaxed" } });
+    assert.equal(gk.dispatchInfo().float32.isa, "relaxed_simd");
+  });
+
+  test("isa auto loads the best build this engine validates", async () => {
+    const gk = await loadGemmkit({ env: {} });
+    assert.equal(gk.isa, "relaxed_simd");
+    assert.equal(gk.dispatchInfo().float32.isa, "relaxed_simd");
+  });
+
   for (const [isa, value, pattern] of [
     ["simd128", "avx512f", /avx512f/],
     ["simd128", "neon", /neon/],
     ["simd128", "foo", /unknown value 'foo'/],
     ["scalar", "simd128", /simd128/],
+    ["simd128", "relaxed_simd", /compiled without the relaxed_simd kernels/],
+    ["relaxed_simd", "neon", /neon/],
   ]) {
     test(`gemmkit-${isa}.wasm refuses GEMMKIT_REQUIRE_ISA=${value} on every call`, async () => {
       const gk = await loadGemmkit({ isa, env: { GEMMKIT_REQUIRE_ISA: value } });
@@ -287,6 +327,7 @@ describe("simd128 pin safety", () => {
     assert.match(out.rawCompile, /CompileError.*Wasm SIMD unsupported/);
     assert.equal(out.scalar, "ok");
     assert.equal(out.scalarIsa, "scalar");
+    assert.equal(out.autoIsa, "scalar", "auto falls back to the scalar build");
   });
 
   test("a simd128-pinned build whose simd128 units lost -msimd128 refuses to run", async () => {
@@ -298,9 +339,37 @@ describe("simd128 pin safety", () => {
     assert.throws(() => gk.dispatchInfo(), isIsa);
   });
 
+  test("a relaxed_simd-pinned build whose relaxed units lost -mrelaxed-simd refuses to run",
+    async () => {
+      const file = process.env.GEMMKIT_WASM_SELFCHECK_RELAXED ??
+        path.join(REPO, "build", "wasm", "gemmkit-relaxed_simd-noflag.wasm");
+      const gk = await loadGemmkit({ isa: "relaxed_simd", bytes: readFileSync(artifact(file)),
+        env: {} });
+      const isIsa = (e) => e instanceof GemmkitError && e.code === "ISA" &&
+        /compiled without -mrelaxed-simd/.test(e.message);
+      assert.throws(() => gk.gemm(new Float32Array(4), new Float32Array(4), 2, 2, 2), isIsa);
+      assert.throws(() => gk.dispatchInfo(), isIsa);
+    });
+
   test("loadGemmkit rejects an unknown isa", async () => {
     await assert.rejects(loadGemmkit({ isa: "avx512f" }),
-      (e) => e instanceof GemmkitError && /isa must be "simd128" or "scalar"/.test(e.message));
+      (e) => e instanceof GemmkitError && e.code === "VALUE" &&
+        e.message === 'gemmkit: loadGemmkit: isa must be one of "auto", "relaxed_simd", ' +
+        '"simd128", "scalar", got "avx512f"');
+  });
+
+  test("on a V8 without relaxed SIMD the relaxed build is refused and auto picks simd128", () => {
+    const run = spawnSync(process.execPath,
+      ["--no-experimental-wasm-relaxed-simd", path.join(HERE, "norelaxed_probe.mjs")],
+      { env: { ...process.env, GEMMKIT_WASM_WEB_DIR: WEB_DIR }, encoding: "utf8" });
+    assert.equal(run.status, 0, run.stderr);
+    const out = JSON.parse(run.stdout.trim().split("\n").at(-1));
+    assert.equal(out.relaxed, false);
+    assert.deepEqual(out.refusal,
+      { name: "GemmkitError", code: "ISA", message: RELAXED_SIMD_REFUSAL_MESSAGE });
+    // The relaxed build really holds relaxed instructions: the engine rejects it.
+    assert.match(out.rawCompile, /CompileError/);
+    assert.deepEqual(out.auto, { isa: "simd128", float32: "simd128", check: "ok" });
   });
 });
 
