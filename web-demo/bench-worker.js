@@ -1,15 +1,34 @@
-// gemmkit web demo, benchmark worker (a module Web Worker): loads the simd128
-// and the scalar build through gemmkit.mjs, times square f32 and f64 GEMMs,
-// verifies every result and posts rows to the page, which only draws.
+// gemmkit web demo, benchmark worker (a module Web Worker): loads each build
+// of COLUMNS through gemmkit.mjs, times square f32 and f64 GEMMs, verifies
+// every result and posts rows to the page, which only draws.
 //
 // Timing calls the C ABI on buffers allocated once in each module's memory,
 // so the numbers are the kernels', not JavaScript copies'.  Verification:
-// each build's C against the other build's elementwise
+// each build's C against the reference build's elementwise
 // (|C1 - C2| <= 2 tol, tol = 2 (k+2) eps |A||B| bounded by rowmax|A| colsum|B|),
 // and each C against float64 arithmetic with Freivalds' test
-// (|C x - A (B x)| <= 2 (k+2) eps |A| (|B| |x|)), both O(n^2).
-import { loadGemmkit, simd128Supported } from "./gemmkit.mjs";
+// (|C x - A (B x)| <= 2 (k+2) eps |A| (|B| |x|)), both O(n^2).  Never bit
+// equality: relaxed SIMD multiply-add rounds once or twice, as the host CPU
+// does it, so its results may differ in the last bits between machines.
+import { loadGemmkit } from "./gemmkit.mjs";
 import { rng } from "./seeded-random.mjs";
+
+/**
+ * The table's build columns, best first (the loader's own order), each one
+ * a load of gemmkit.mjs.  `versus` names the column its speedup is quoted
+ * against; `threads` is how many threads the build runs on (the standalone
+ * modules have none of their own, so a threaded build, once one exists, is
+ * one more entry here).
+ */
+const COLUMNS = [
+  { key: "relaxed_simd", load: { isa: "relaxed_simd" }, threads: 1, versus: "simd128" },
+  { key: "simd128", load: { isa: "simd128" }, threads: 1, versus: "scalar" },
+  { key: "scalar", load: { isa: "scalar" }, threads: 1, versus: null },
+];
+/** The build every other one is checked against elementwise. */
+const REFERENCE = "scalar";
+/** A point whose samples' slowest/fastest ratio exceeds 1 + this is noisy. */
+const NOISY_SPREAD = 0.1;
 
 const TOL_C = 2;
 const EPS = { float32: 2 ** -23, float64: 2 ** -52 };
@@ -48,10 +67,14 @@ function prepare(gk, dtype, a, b, n) {
   };
 }
 
-/** Best-of-rounds GFLOP/s; each round repeats the call for >= minMs. */
+/**
+ * `rounds` samples of one GEMM's time, each the mean over repeats filling
+ * >= minMs: the best as GFLOP/s, and the spread (slowest / fastest - 1)
+ * that tells whether other work on the machine got in the way.
+ */
 function timeGemm(job, n, minMs, rounds) {
   job.run(); // warm-up: tier-up and first-touch of the workspace
-  let best = Infinity;
+  const samples = [];
   for (let r = 0; r < rounds; r++) {
     let reps = 0;
     const t0 = performance.now();
@@ -61,9 +84,10 @@ function timeGemm(job, n, minMs, rounds) {
       reps++;
       t = performance.now();
     } while (t - t0 < minMs);
-    best = Math.min(best, (t - t0) / reps);
+    samples.push((t - t0) / reps);
   }
-  return (2 * n * n * n) / (best * 1e-3) / 1e9;
+  const best = Math.min(...samples);
+  return { gflops: (2 * n * n * n) / (best * 1e-3) / 1e9, spread: Math.max(...samples) / best - 1 };
 }
 
 function magnitudes(a, b, n) {
@@ -127,62 +151,75 @@ function freivalds(c, a, b, n, eps, seed) {
   return { ok: true, ratio: worst };
 }
 
-async function run({ sizes, dtypes, minMs, rounds }) {
+/** The columns' builds, or the loader's refusal for those this engine lacks. */
+async function loadColumns() {
   const builds = {};
-  let refusal = null;
-  const simd = simd128Supported();
-  if (simd) {
-    builds.simd128 = await loadGemmkit({ isa: "simd128" });
-  } else {
+  const refusals = {};
+  for (const column of COLUMNS) {
     try {
-      await loadGemmkit({ isa: "simd128" }); // refuses: we show its message
+      builds[column.key] = await loadGemmkit(column.load);
     } catch (err) {
-      refusal = err.message;
+      if (err?.code !== "ISA") throw err;
+      refusals[column.key] = err.message;
     }
   }
-  builds.scalar = await loadGemmkit({ isa: "scalar" });
-  const isas = Object.keys(builds);
+  return { builds, refusals };
+}
+
+async function run({ sizes, dtypes, minMs, rounds }) {
+  const { builds, refusals } = await loadColumns();
+  const loaded = COLUMNS.filter((column) => builds[column.key]);
   postMessage({
     type: "info",
-    simd128: simd,
-    refusal,
-    builds: Object.fromEntries(isas.map((isa) => [isa, {
-      dispatch: builds[isa].dispatchInfo(),
-      instantiateMs: builds[isa].instantiateMs,
-      version: builds[isa].version,
+    noisySpread: NOISY_SPREAD,
+    columns: COLUMNS.map(({ key, threads, versus }) => ({ key, threads, versus })),
+    refusals,
+    builds: Object.fromEntries(loaded.map(({ key }) => [key, {
+      isa: builds[key].isa,
+      dispatch: builds[key].dispatchInfo(),
+      instantiateMs: builds[key].instantiateMs,
+      version: builds[key].version,
     }])),
   });
 
-  const total = sizes.length * dtypes.length * isas.length;
+  const total = sizes.length * dtypes.length * loaded.length;
   let done = 0;
   for (const dtype of dtypes) {
     for (const n of sizes) {
       const Ctor = CTOR[dtype];
       const a = randomMatrix(Ctor, n * n, 1000 + n);
       const b = randomMatrix(Ctor, n * n, 2000 + n);
-      const row = { dtype, n, gflops: {}, verified: true, checks: {} };
+      const row = { dtype, n, gflops: {}, spread: {}, noisy: {}, speedup: {}, verified: true,
+        checks: {} };
       const results = {};
-      for (const isa of isas) {
-        postMessage({ type: "progress", done, total, label: `${dtype} ${n}x${n}x${n} on ${isa}` });
-        const job = prepare(builds[isa], dtype, a, b, n);
+      for (const { key } of loaded) {
+        postMessage({ type: "progress", done, total, label: `${dtype} ${n}x${n}x${n} on ${key}` });
+        const job = prepare(builds[key], dtype, a, b, n);
         try {
-          row.gflops[isa] = timeGemm(job, n, minMs, rounds);
-          results[isa] = job.result();
+          const timing = timeGemm(job, n, minMs, rounds);
+          row.gflops[key] = timing.gflops;
+          row.spread[key] = timing.spread;
+          row.noisy[key] = timing.spread > NOISY_SPREAD;
+          results[key] = job.result();
         } finally {
           job.free();
         }
-        const f = freivalds(results[isa], a, b, n, EPS[dtype], 3000 + n);
-        row.checks[`${isa} vs float64`] = f;
+        const f = freivalds(results[key], a, b, n, EPS[dtype], 3000 + n);
+        row.checks[`${key} vs float64`] = f;
         row.verified &&= f.ok;
         done++;
         // Let the worker breathe between jobs so progress messages flush.
         await new Promise((resolve) => setTimeout(resolve, 0));
       }
-      if (results.simd128 && results.scalar) {
-        const x = crossCheck(results.simd128, results.scalar, magnitudes(a, b, n), n, EPS[dtype]);
-        row.checks["simd128 vs scalar"] = x;
-        row.verified &&= x.ok;
-        row.speedup = row.gflops.simd128 / row.gflops.scalar;
+      let mag = null;
+      for (const { key, versus } of loaded) {
+        if (key !== REFERENCE && results[REFERENCE]) {
+          mag ??= magnitudes(a, b, n);
+          const x = crossCheck(results[key], results[REFERENCE], mag, n, EPS[dtype]);
+          row.checks[`${key} vs ${REFERENCE}`] = x;
+          row.verified &&= x.ok;
+        }
+        if (versus && results[versus]) row.speedup[key] = row.gflops[key] / row.gflops[versus];
       }
       postMessage({ type: "row", row });
     }

@@ -1,11 +1,14 @@
 // gemmkit web demo, page side: starts the benchmark worker, shows progress,
-// the results table and a canvas chart (no libraries).  All computing happens
-// in bench-worker.js, so the page stays responsive.
+// a one-line summary, the results table, and a canvas chart with an HTML
+// legend (no libraries).  All computing happens in bench-worker.js, so the
+// page stays responsive; the columns are the worker's list, so a new build
+// there is a new column here with no change to this file.
 //
 // Query parameters (for quick runs and tests): sizes=32,64,... (default
-// 32..1024), dtypes=float32,float64, minMs=150 (per timing round), rounds=3.
-// window.gemmkitDemo exposes the state for automated checks.
-import { simd128Supported } from "./gemmkit.mjs";
+// 32..1024), dtypes=float32,float64, minMs=150 (per timing sample),
+// rounds=5 (samples per point).  window.gemmkitDemo exposes the state for
+// automated checks.
+import { relaxedSimdSupported, simd128Supported } from "./gemmkit.mjs";
 
 const params = new URLSearchParams(location.search);
 const list = (key, fallback) => (params.get(key) ?? fallback).split(",").filter(Boolean);
@@ -13,23 +16,32 @@ const config = {
   sizes: list("sizes", "32,64,128,256,512,1024").map(Number),
   dtypes: list("dtypes", "float32,float64"),
   minMs: Number(params.get("minMs") ?? 150),
-  rounds: Number(params.get("rounds") ?? 3),
+  rounds: Number(params.get("rounds") ?? 5),
 };
 
 const $ = (id) => document.getElementById(id);
-const demo = { state: "starting", simd128: simd128Supported(), refusal: null, rows: [], error: null };
+const demo = {
+  state: "starting", simd128: simd128Supported(), relaxedSimd: relaxedSimdSupported(),
+  columns: [], refusals: {}, builds: {}, noisySpread: null, rows: [], summary: "", error: null,
+};
 window.gemmkitDemo = demo;
 
-const simdBadge = $("simd");
-simdBadge.textContent = demo.simd128 ? "supported" : "not supported";
-simdBadge.className = `badge ${demo.simd128 ? "yes" : "no"}`;
+for (const [id, ok] of [["simd", demo.simd128], ["relaxed", demo.relaxedSimd]]) {
+  $(id).textContent = ok ? "supported" : "not supported";
+  $(id).className = `badge ${ok ? "yes" : "no"}`;
+}
 
-const SERIES = [
-  { dtype: "float32", isa: "simd128", color: "#1f77b4", dash: [] },
-  { dtype: "float32", isa: "scalar", color: "#d62728", dash: [] },
-  { dtype: "float64", isa: "simd128", color: "#1f77b4", dash: [6, 4] },
-  { dtype: "float64", isa: "scalar", color: "#d62728", dash: [6, 4] },
-];
+// Colour per build (a build the palette lacks takes the next spare one);
+// line style per element type.
+const COLORS = { relaxed_simd: "#2ca02c", simd128: "#1f77b4", scalar: "#d62728" };
+const SPARE = ["#9467bd", "#8c564b", "#e377c2", "#17becf"];
+const DASH = { float32: [], float64: [6, 4] };
+const NOISY_COLOR = "#b35c00";
+const colorOf = (key) => COLORS[key] ?? SPARE[demo.columns.findIndex((c) => c.key === key) %
+  SPARE.length];
+const loaded = () => demo.columns.filter((c) => demo.builds[c.key]);
+const pct = (x) => `${Math.round(x * 100)}%`;
+const rate = (v) => v.toFixed(v < 10 ? 2 : 1);
 
 function drawChart() {
   const canvas = $("chart");
@@ -41,10 +53,15 @@ function drawChart() {
   const g = canvas.getContext("2d");
   g.scale(dpr, dpr);
   g.clearRect(0, 0, width, height);
-  const pad = { l: 56, r: 170, t: 16, b: 40 };
+  const pad = { l: 48, r: 14, t: 14, b: 40 };
   const sizes = config.sizes;
   const values = demo.rows.flatMap((r) => Object.values(r.gflops));
-  const yMax = Math.max(1, ...values) * 1.1;
+  // Round ticks: a step of 1, 2 or 5 times a power of ten, five or so of them.
+  const raw = (Math.max(1, ...values) * 1.05) / 5;
+  const unit = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 5, 10].map((m) => m * unit).find((s) => s >= raw);
+  const ticks = Math.ceil((Math.max(1, ...values) * 1.05) / step);
+  const yMax = ticks * step;
   const x = (n) => pad.l + (sizes.length < 2 ? 0.5 : sizes.indexOf(n) / (sizes.length - 1)) *
     (width - pad.l - pad.r);
   const y = (v) => height - pad.b - (v / yMax) * (height - pad.t - pad.b);
@@ -52,72 +69,179 @@ function drawChart() {
   g.fillStyle = "#666";
   g.strokeStyle = "#e5e5e5";
   g.lineWidth = 1;
-  for (let i = 0; i <= 5; i++) {
-    const v = (yMax * i) / 5;
+  for (let i = 0; i <= ticks; i++) {
+    const v = step * i;
     g.beginPath();
     g.moveTo(pad.l, y(v));
     g.lineTo(width - pad.r, y(v));
     g.stroke();
     g.textAlign = "right";
-    g.fillText(v.toFixed(v < 10 ? 1 : 0), pad.l - 6, y(v) + 4);
+    g.fillText(String(Number(v.toPrecision(6))), pad.l - 6, y(v) + 4);
   }
   g.textAlign = "center";
   for (const n of sizes) g.fillText(String(n), x(n), height - pad.b + 16);
   g.fillText("matrix size n (n × n × n)", (pad.l + width - pad.r) / 2, height - 6);
   g.save();
-  g.translate(14, (pad.t + height - pad.b) / 2);
+  g.translate(12, (pad.t + height - pad.b) / 2);
   g.rotate(-Math.PI / 2);
   g.fillText("GFLOP/s", 0, 0);
   g.restore();
-  SERIES.forEach((s, i) => {
-    const pts = demo.rows.filter((r) => r.dtype === s.dtype && r.gflops[s.isa] !== undefined)
-      .map((r) => [x(r.n), y(r.gflops[s.isa])]);
-    g.strokeStyle = s.color;
-    g.fillStyle = s.color;
-    g.setLineDash(s.dash);
-    g.lineWidth = 2;
-    g.beginPath();
-    pts.forEach(([px, py], k) => (k ? g.lineTo(px, py) : g.moveTo(px, py)));
-    g.stroke();
-    g.setLineDash([]);
-    for (const [px, py] of pts) {
+  for (const dtype of config.dtypes) {
+    for (const { key } of loaded()) {
+      const rows = demo.rows.filter((r) => r.dtype === dtype && r.gflops[key] !== undefined);
+      const pts = rows.map((r) => [x(r.n), y(r.gflops[key]), r.noisy[key]]);
+      g.strokeStyle = colorOf(key);
+      g.fillStyle = colorOf(key);
+      g.setLineDash(DASH[dtype] ?? []);
+      g.lineWidth = 2;
       g.beginPath();
-      g.arc(px, py, 3, 0, 2 * Math.PI);
-      g.fill();
+      pts.forEach(([px, py], k) => (k ? g.lineTo(px, py) : g.moveTo(px, py)));
+      g.stroke();
+      g.setLineDash([]);
+      for (const [px, py, noisy] of pts) {
+        g.fillStyle = colorOf(key);
+        g.beginPath();
+        g.arc(px, py, 3, 0, 2 * Math.PI);
+        g.fill();
+        if (noisy) drawNoisyRing(g, px, py);
+      }
     }
-    const ly = pad.t + 10 + 20 * i;
-    g.setLineDash(s.dash);
-    g.beginPath();
-    g.moveTo(width - pad.r + 14, ly);
-    g.lineTo(width - pad.r + 44, ly);
-    g.stroke();
-    g.setLineDash([]);
-    g.fillStyle = "#222";
-    g.textAlign = "left";
-    g.fillText(`${s.dtype} ${s.isa}`, width - pad.r + 50, ly + 4);
-  });
+  }
+}
+
+function drawNoisyRing(g, px, py) {
+  g.strokeStyle = NOISY_COLOR;
+  g.lineWidth = 1.5;
+  g.beginPath();
+  g.arc(px, py, 7, 0, 2 * Math.PI);
+  g.stroke();
+}
+
+/** A legend swatch: a short line in the series' colour and dash, or the ring. */
+function swatch({ color = "#444", dash = [], ring = false }) {
+  const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+  svg.setAttribute("width", "30");
+  svg.setAttribute("height", "14");
+  svg.setAttribute("aria-hidden", "true");
+  svg.innerHTML = ring
+    ? `<circle cx="15" cy="7" r="3" fill="#888"/>` +
+      `<circle cx="15" cy="7" r="6" fill="none" stroke="${NOISY_COLOR}" stroke-width="1.5"/>`
+    : `<line x1="1" y1="7" x2="29" y2="7" stroke="${color}" stroke-width="2.5"` +
+      ` stroke-dasharray="${dash.join(" ")}"/>`;
+  return svg;
+}
+
+function drawLegend() {
+  const ul = $("legend");
+  ul.textContent = "";
+  const item = (sw, text, off = false) => {
+    const li = document.createElement("li");
+    li.append(swatch(sw), text);
+    if (off) li.className = "off";
+    ul.appendChild(li);
+  };
+  for (const { key } of demo.columns) {
+    const off = !demo.builds[key];
+    item({ color: colorOf(key) }, off ? `${key} (not in this browser)` : key, off);
+  }
+  for (const dtype of config.dtypes) item({ dash: DASH[dtype] ?? [] }, dtype);
+  item({ ring: true }, `noisy (samples spread > ${pct(demo.noisySpread)})`);
+}
+
+function drawHead() {
+  const tr = document.createElement("tr");
+  const heads = ["type", "n\u00a0×\u00a0n\u00a0×\u00a0n",
+    ...demo.columns.map((c) => `${c.key} GFLOP/s`),
+    ...demo.columns.filter((c) => c.versus).map((c) => `${c.key} / ${c.versus}`),
+    "verified"];
+  for (const text of heads) {
+    const th = document.createElement("th");
+    th.textContent = text;
+    tr.appendChild(th);
+  }
+  $("head").replaceChildren(tr);
 }
 
 function addRow(row) {
   demo.rows.push(row);
   const tr = document.createElement("tr");
-  const fmt = (v) => (v === undefined ? "–" : v.toFixed(2));
-  const cells = [row.dtype, String(row.n), fmt(row.gflops.simd128), fmt(row.gflops.scalar),
-    row.speedup === undefined ? "–" : `${row.speedup.toFixed(2)}×`,
-    row.verified ? "✓" : "✗ MISMATCH"];
-  cells.forEach((text, i) => {
+  const cell = (text, className = "", title = "") => {
     const td = document.createElement("td");
     td.textContent = text;
-    if (i === 5) {
-      td.className = row.verified ? "ok" : "bad";
-      td.title = Object.entries(row.checks)
-        .map(([k, v]) => `${k}: ${v.ok ? "ok" : "FAILED"} (error/bound ${v.ratio.toExponential(1)})`)
-        .join("\n");
-    }
+    if (className) td.className = className;
+    if (title) td.title = title;
     tr.appendChild(td);
-  });
+    return td;
+  };
+  cell(row.dtype);
+  cell(String(row.n));
+  for (const { key } of demo.columns) {
+    if (demo.refusals[key]) {
+      cell("refused", "refused", demo.refusals[key]);
+    } else if (row.noisy[key]) {
+      cell(rate(row.gflops[key]), "noisy",
+        `samples spread ${pct(row.spread[key])} (over ${pct(demo.noisySpread)}): noisy`);
+    } else {
+      cell(rate(row.gflops[key]), "", `samples spread ${pct(row.spread[key])}`);
+    }
+  }
+  // A ratio is as noisy as either of its points.
+  for (const { key, versus } of demo.columns.filter((c) => c.versus)) {
+    if (row.speedup[key] === undefined) cell("–");
+    else {
+      cell(`${row.speedup[key].toFixed(2)}×`, row.noisy[key] || row.noisy[versus] ? "noisy" : "");
+    }
+  }
+  cell(row.verified ? "✓" : "✗ MISMATCH", row.verified ? "ok" : "bad",
+    Object.entries(row.checks)
+      .map(([k, v]) => `${k}: ${v.ok ? "ok" : "FAILED"} (error/bound ${v.ratio.toExponential(1)})`)
+      .join("\n"));
   $("rows").appendChild(tr);
+  drawSummary();
   drawChart();
+}
+
+/**
+ * The headline: the largest size done of the first element type, the rate
+ * of the best build this engine runs (the worker's first loaded column, as
+ * isa "auto" would pick), each speedup, its threads and the ISA that ran.
+ */
+function drawSummary() {
+  const dtype = config.dtypes.find((d) => demo.rows.some((r) => r.dtype === d));
+  if (!dtype) return;
+  const row = demo.rows.filter((r) => r.dtype === dtype).reduce((a, b) => (b.n > a.n ? b : a));
+  const best = loaded().find((c) => row.gflops[c.key] !== undefined);
+  const ratios = loaded().filter((c) => row.speedup[c.key] !== undefined)
+    .map((c) => `${c.key} ${row.speedup[c.key].toFixed(2)}× ${c.versus}`);
+  const threads = `${best.threads} thread${best.threads === 1 ? "" : "s"}`;
+  const noisy = Object.values(row.noisy).some(Boolean);
+  demo.summary = `${dtype} ${row.n}: ${rate(row.gflops[best.key])} GFLOP/s (${best.key})` +
+    `${ratios.map((r) => `, ${r}`).join("")}; ${threads}; ` +
+    `ISA: ${demo.builds[best.key].dispatch[dtype].isa}${noisy ? "; noisy*" : ""}`;
+  $("summary").textContent = demo.summary;
+}
+
+function showInfo(data) {
+  demo.columns = data.columns;
+  demo.refusals = data.refusals;
+  demo.builds = data.builds;
+  demo.noisySpread = data.noisySpread;
+  const messages = Object.values(data.refusals);
+  $("refusal").hidden = messages.length === 0;
+  $("refusal").replaceChildren(...messages.map((text) => {
+    const p = document.createElement("p");
+    p.textContent = text;
+    return p;
+  }));
+  $("noisy-note").textContent = `* noisy: the timing samples of this point differ by more ` +
+    `than ${pct(data.noisySpread)} (slowest against fastest; a speedup is marked when either ` +
+    `of its points is), so other work on the machine got in the way; the fastest sample is ` +
+    `shown. Run again to confirm it.`;
+  $("builds").textContent = Object.entries(data.builds).map(([key, b]) =>
+    `${key}: ${b.dispatch.float32.kernel}, ${b.dispatch.float64.kernel} ` +
+    `(gemmkit ${b.version}, ready in ${b.instantiateMs.toFixed(1)} ms)`).join("; ");
+  drawHead();
+  drawLegend();
 }
 
 let worker = null;
@@ -125,25 +249,18 @@ function start() {
   worker?.terminate();
   demo.state = "running";
   demo.rows = [];
+  demo.summary = "";
   demo.error = null;
   $("rows").textContent = "";
+  $("summary").textContent = "";
   $("run").disabled = true;
   drawChart();
   worker = new Worker(new URL("./bench-worker.js", import.meta.url), { type: "module" });
   worker.onmessage = ({ data }) => {
     switch (data.type) {
-      case "info": {
-        demo.refusal = data.refusal;
-        demo.builds = data.builds;
-        if (data.refusal) {
-          $("refusal").hidden = false;
-          $("refusal").textContent = data.refusal;
-        }
-        $("builds").textContent = Object.entries(data.builds).map(([isa, b]) =>
-          `${isa}: ${b.dispatch.float32.kernel}, ${b.dispatch.float64.kernel} ` +
-          `(gemmkit ${b.version}, ready in ${b.instantiateMs.toFixed(1)} ms)`).join("; ");
+      case "info":
+        showInfo(data);
         break;
-      }
       case "progress":
         $("progress").max = data.total;
         $("progress").value = data.done;

@@ -60,7 +60,8 @@ def main() -> None:
     ap.add_argument("--port", type=int, default=8000)
     ap.add_argument("--host", default="127.0.0.1")
     args = ap.parse_args()
-    for name in ("gemmkit.mjs", "gemmkit-simd128.wasm", "gemmkit-scalar.wasm"):
+    for name in ("gemmkit.mjs", "gemmkit-relaxed_simd.wasm", "gemmkit-simd128.wasm",
+                 "gemmkit-scalar.wasm"):
         if not os.path.exists(os.path.join(HERE, name)):
             raise SystemExit(f"web-demo/{name} is missing: run `python wasm/build.py` first")
     server = make_server(args.host, args.port)

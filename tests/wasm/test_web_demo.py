@@ -1,10 +1,12 @@
 """The web demo in headless Chromium (Debian ``chromium`` driven by Playwright):
-results verified, simd128 faster than scalar, the page responsive while the
-worker runs, and the refusal on a V8 without SIMD (--no-enable-sse4-1).
-Screenshots go to test-results/."""
+results verified, simd128 faster than scalar, the summary line, the noisy
+marks, the page responsive while the worker runs, the refusals on a V8
+without SIMD (--no-enable-sse4-1) and on one without relaxed SIMD only, and
+the layout of a 390 px wide phone.  Screenshots go to test-results/."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import tempfile
 
@@ -13,7 +15,12 @@ import pytest
 from wasmhelpers import REPO, _load, require
 
 SIMD_REFUSAL = ("gemmkit: gemmkit-simd128.wasm needs WebAssembly SIMD (simd128), which this "
-                'engine does not support; load the scalar build instead: loadGemmkit({ isa: "scalar" })')
+                "engine does not support; load the scalar build instead: "
+                'loadGemmkit({ isa: "scalar" })')
+# The relaxed refusal is the loader's own text (read from it in the page);
+# the page must show it as is.
+RELAXED_REFUSAL_START = "gemmkit: gemmkit-relaxed_simd.wasm needs WebAssembly relaxed SIMD"
+COLUMNS = ["relaxed_simd", "simd128", "scalar"]
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 RESULTS = REPO / "test-results"
@@ -27,6 +34,24 @@ setInterval(() => {
   window.__maxGap = Math.max(window.__maxGap, now - last);
   last = now;
 }, 20);
+"""
+
+# Chromium 156's V8 has relaxed SIMD on with no flag to turn it off alone
+# (`--js-flags=--help` lists none; --no-enable-sse4-1 takes all of SIMD), so
+# this makes the engine refuse relaxed opcodes (0xfd prefix, 0x100..0x113 as
+# a LEB128) in WebAssembly.validate, the loader's probe, in the page and, by
+# prefixing the served worker script, in the worker.
+NO_RELAXED_SIMD = """
+{
+  const validate = WebAssembly.validate;
+  WebAssembly.validate = (bytes, ...rest) => {
+    const b = new Uint8Array(bytes.buffer ?? bytes, bytes.byteOffset ?? 0, bytes.byteLength);
+    for (let i = 0; i + 2 < b.length; i++) {
+      if (b[i] === 0xfd && b[i + 1] >= 0x80 && b[i + 1] <= 0x93 && b[i + 2] === 0x02) return false;
+    }
+    return validate(bytes, ...rest);
+  };
+}
 """
 
 
@@ -48,11 +73,12 @@ def chromium():
     exe = shutil.which("chromium")
     require(exe is not None, "Debian chromium is not installed (apt-get install chromium)")
     with sync_playwright() as p:
-        def launch(extra_args=()):
+        def launch(extra_args=(), viewport=None):
+            viewport = viewport or {"width": 1100, "height": 1100}
             profile = tempfile.mkdtemp(prefix="gemmkit-chromium-")
             ctx = p.chromium.launch_persistent_context(
                 profile, executable_path=exe, headless=True,
-                args=CHROMIUM_ARGS + list(extra_args), viewport={"width": 1100, "height": 1100})
+                args=CHROMIUM_ARGS + list(extra_args), viewport=viewport)
             blocked = []
 
             def only_local(route):
@@ -70,13 +96,20 @@ def chromium():
         yield launch
 
 
-def run_demo(launch, url, extra_args=(), shot="web-demo.png"):
-    ctx, profile = launch(extra_args)
+def run_demo(launch, url, extra_args=(), shot="web-demo.png", viewport=None, no_relaxed=False,
+             inspect=None):
+    ctx, profile = launch(extra_args, viewport)
     try:
+        if no_relaxed:
+            def shimmed_worker(route):
+                body = route.fetch().text()
+                route.fulfill(body=NO_RELAXED_SIMD + body, content_type="text/javascript")
+
+            ctx.route("**/bench-worker.js", shimmed_worker)
         page = ctx.new_page()
         errors = []
         page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.add_init_script(GAP_PROBE)
+        page.add_init_script(GAP_PROBE + (NO_RELAXED_SIMD if no_relaxed else ""))
         page.goto(url)
         page.wait_for_function(
             "window.gemmkitDemo && ['done', 'error'].includes(window.gemmkitDemo.state)",
@@ -84,9 +117,21 @@ def run_demo(launch, url, extra_args=(), shot="web-demo.png"):
         state = page.evaluate("window.gemmkitDemo")
         state["maxGap"] = page.evaluate("window.__maxGap")
         state["badge"] = page.text_content("#simd")
-        state["refusalText"] = page.text_content("#refusal")
+        state["relaxedBadge"] = page.text_content("#relaxed")
+        state["refusalText"] = page.locator("#refusal p").all_text_contents()
         state["refusalHidden"] = page.evaluate("document.getElementById('refusal').hidden")
         state["tableRows"] = page.locator("#rows tr").count()
+        state["head"] = page.locator("#head th").all_text_contents()
+        state["cells"] = [page.locator(f"#rows tr:nth-child({i + 1}) td").all_text_contents()
+                          for i in range(state["tableRows"])]
+        state["noisyCells"] = page.locator("#rows td.noisy").count()
+        state["summaryText"] = page.text_content("#summary")
+        state["legend"] = page.locator("#legend li").all_text_contents()
+        state["relaxedRefusal"] = page.evaluate(
+            "import('./gemmkit.mjs').then((m) => m.RELAXED_SIMD_REFUSAL_MESSAGE)")
+        state["noisyNote"] = page.text_content("#noisy-note")
+        if inspect:
+            state.update(inspect(page))
         RESULTS.mkdir(exist_ok=True)
         page.screenshot(path=str(RESULTS / shot), full_page=True)
         print(f"screenshot: {RESULTS / shot}")
@@ -98,39 +143,163 @@ def run_demo(launch, url, extra_args=(), shot="web-demo.png"):
         shutil.rmtree(profile, ignore_errors=True)
 
 
+def check_noisy_marks(state):
+    """A point is marked noisy exactly where its samples' spread passes the
+    page's one threshold, in the row data and in the table's cells."""
+    limit = state["noisySpread"]
+    assert limit == 0.1
+    marked = 0
+    for row in state["rows"]:
+        assert set(row["noisy"]) == set(row["spread"]) == set(row["gflops"]), row
+        for key, spread in row["spread"].items():
+            assert spread >= 0 and row["noisy"][key] == (spread > limit), row
+            marked += row["noisy"][key]
+        # A speedup is marked where either of its two points is.
+        for c in state["columns"]:
+            if c["key"] in row["speedup"]:
+                marked += row["noisy"][c["key"]] or row["noisy"][c["versus"]]
+    assert state["noisyCells"] == marked
+    assert "noisy (samples spread > 10%)" in state["legend"]
+    assert state["noisyNote"].startswith("* noisy: the timing samples of this point differ by "
+                                         "more than 10%")
+
+
 def test_demo_benchmarks_and_verifies(chromium, demo_url):
     sizes = [64, 128, 256]
     state = run_demo(chromium, f"{demo_url}?sizes={','.join(map(str, sizes))}&minMs=80&rounds=2",
-                     shot="web-demo-simd128.png")
+                     shot="web-demo-relaxed-simd.png")
     assert state["state"] == "done", state.get("error")
     assert state["pageErrors"] == [] and state["blocked"] == []
     assert state["simd128"] is True and state["badge"] == "supported"
-    assert state["refusal"] is None and state["refusalHidden"] is True
+    assert state["relaxedSimd"] is True and state["relaxedBadge"] == "supported"
+    assert state["refusals"] == {} and state["refusalHidden"] is True
+    # One column per build, each on one thread (the standalone builds have none).
+    assert [c["key"] for c in state["columns"]] == COLUMNS
+    assert all(c["threads"] == 1 for c in state["columns"])
+    assert state["head"] == ["type", "n\u00a0×\u00a0n\u00a0×\u00a0n", "relaxed_simd GFLOP/s",
+                             "simd128 GFLOP/s", "scalar GFLOP/s", "relaxed_simd / simd128",
+                             "simd128 / scalar", "verified"]
     rows = state["rows"]
     assert state["tableRows"] == len(rows) == 2 * len(sizes)
-    for row in rows:
+    for row, cells in zip(rows, state["cells"]):
         assert row["verified"], row
-        assert set(row["checks"]) == {"simd128 vs float64", "scalar vs float64",
+        # Relaxed results are held to the k*eps bound, never to bit equality.
+        assert set(row["checks"]) == {"relaxed_simd vs float64", "simd128 vs float64",
+                                      "scalar vs float64", "relaxed_simd vs scalar",
                                       "simd128 vs scalar"}, row
-        print(f"{row['dtype']} {row['n']}: simd128 {row['gflops']['simd128']:.2f} "
-              f"scalar {row['gflops']['scalar']:.2f} GFLOP/s ({row['speedup']:.2f}x)")
+        g, s = row["gflops"], row["speedup"]
+        assert set(g) == set(COLUMNS) and set(s) == {"relaxed_simd", "simd128"}, row
+        assert s["relaxed_simd"] == pytest.approx(g["relaxed_simd"] / g["simd128"])
+        assert s["simd128"] == pytest.approx(g["simd128"] / g["scalar"])
+        assert cells[:2] == [row["dtype"], str(row["n"])] and cells[-1] == "✓", cells
+        assert cells[5:7] == [f"{s['relaxed_simd']:.2f}×", f"{s['simd128']:.2f}×"], cells
+        print(f"{row['dtype']} {row['n']}: relaxed_simd {g['relaxed_simd']:.2f} "
+              f"simd128 {g['simd128']:.2f} scalar {g['scalar']:.2f} GFLOP/s "
+              f"(relaxed/simd128 {s['relaxed_simd']:.2f}x, simd128/scalar {s['simd128']:.2f}x)")
     mid = next(r for r in rows if r["dtype"] == "float32" and r["n"] == 256)
     assert mid["gflops"]["simd128"] > 1.5 * mid["gflops"]["scalar"], mid
     for isa, kernel32 in (("simd128", "f32_gemm_8x4__simd128"), ("scalar", "f32_gemm_4x4__scalar")):
         assert state["builds"][isa]["dispatch"]["float32"]["kernel"] == kernel32
+    for dtype in ("float32", "float64"):
+        ran = state["builds"]["relaxed_simd"]["dispatch"][dtype]
+        assert ran["isa"] == "relaxed_simd" and ran["kernel"].endswith("__relaxed_simd"), ran
+    assert state["builds"]["relaxed_simd"]["isa"] == "relaxed_simd"
+    # The summary: the largest float32 size, its fastest build, every speedup.
+    g, s = mid["gflops"], mid["speedup"]
+    rate = (lambda v: f"{v:.2f}" if v < 10 else f"{v:.1f}")(g["relaxed_simd"])
+    noisy = "; noisy*" if any(mid["noisy"].values()) else ""
+    assert state["summary"] == state["summaryText"] == (
+        f"float32 256: {rate} GFLOP/s (relaxed_simd), relaxed_simd {s['relaxed_simd']:.2f}× "
+        f"simd128, simd128 {s['simd128']:.2f}× scalar; 1 thread; ISA: relaxed_simd{noisy}")
+    assert state["legend"][:5] == [*COLUMNS, "float32", "float64"]
+    check_noisy_marks(state)
     # The worker did the computing: the page's timers kept ticking.
     assert state["maxGap"] < 1000, state["maxGap"]
 
 
 def test_demo_refuses_simd128_without_wasm_simd(chromium, demo_url):
-    state = run_demo(chromium, f"{demo_url}?sizes=64,128&dtypes=float32&minMs=40&rounds=1",
+    state = run_demo(chromium, f"{demo_url}?sizes=64,128&dtypes=float32&minMs=40&rounds=2",
                      extra_args=["--js-flags=--no-enable-sse4-1"], shot="web-demo-no-simd.png")
     assert state["state"] == "done", state.get("error")
     assert state["pageErrors"] == [] and state["blocked"] == []
     assert state["simd128"] is False and state["badge"] == "not supported"
-    assert state["refusal"] == SIMD_REFUSAL
-    assert state["refusalText"] == SIMD_REFUSAL and state["refusalHidden"] is False
+    assert state["relaxedSimd"] is False and state["relaxedBadge"] == "not supported"
+    relaxed = state["relaxedRefusal"]
+    assert relaxed.startswith(RELAXED_REFUSAL_START), relaxed
+    assert state["refusals"] == {"relaxed_simd": relaxed, "simd128": SIMD_REFUSAL}
+    assert state["refusalText"] == [relaxed, SIMD_REFUSAL]
+    assert state["refusalHidden"] is False
     assert list(state["builds"]) == ["scalar"]
     assert [r["n"] for r in state["rows"]] == [64, 128]
-    for row in state["rows"]:
+    for row, cells in zip(state["rows"], state["cells"]):
         assert row["verified"] and set(row["gflops"]) == {"scalar"}, row
+        assert row["speedup"] == {} and set(row["checks"]) == {"scalar vs float64"}, row
+        assert cells[2:4] == ["refused", "refused"] and cells[5:7] == ["–", "–"], cells
+    noisy = "; noisy*" if state["rows"][-1]["noisy"]["scalar"] else ""
+    assert re.fullmatch(r"float32 128: [0-9.]+ GFLOP/s \(scalar\); 1 thread; ISA: scalar"
+                        + re.escape(noisy), state["summaryText"]), state["summaryText"]
+    assert state["legend"][:3] == ["relaxed_simd (not in this browser)",
+                                   "simd128 (not in this browser)", "scalar"]
+    check_noisy_marks(state)
+
+
+def test_demo_without_relaxed_simd_runs_simd128_and_scalar(chromium, demo_url):
+    state = run_demo(chromium, f"{demo_url}?sizes=64,128&dtypes=float32&minMs=40&rounds=2",
+                     shot="web-demo-no-relaxed-simd.png", no_relaxed=True)
+    assert state["state"] == "done", state.get("error")
+    assert state["pageErrors"] == [] and state["blocked"] == []
+    assert state["simd128"] is True and state["badge"] == "supported"
+    assert state["relaxedSimd"] is False and state["relaxedBadge"] == "not supported"
+    relaxed = state["relaxedRefusal"]
+    assert relaxed.startswith(RELAXED_REFUSAL_START), relaxed
+    assert state["refusals"] == {"relaxed_simd": relaxed}
+    assert state["refusalText"] == [relaxed] and state["refusalHidden"] is False
+    assert list(state["builds"]) == ["simd128", "scalar"]
+    for row, cells in zip(state["rows"], state["cells"], strict=True):
+        assert row["verified"] and set(row["gflops"]) == {"simd128", "scalar"}, row
+        assert set(row["speedup"]) == {"simd128"}, row
+        assert set(row["checks"]) == {"simd128 vs float64", "scalar vs float64",
+                                      "simd128 vs scalar"}, row
+        assert cells[2] == "refused" and cells[5] == "–", cells
+    last = state["rows"][-1]
+    noisy = "; noisy*" if any(last["noisy"].values()) else ""
+    assert re.fullmatch(r"float32 128: [0-9.]+ GFLOP/s \(simd128\), simd128 [0-9.]+× scalar; "
+                        r"1 thread; ISA: simd128" + re.escape(noisy),
+                        state["summaryText"]), state["summaryText"]
+    assert f"simd128 {last['speedup']['simd128']:.2f}× scalar" in state["summaryText"]
+    check_noisy_marks(state)
+
+
+# Boxes of the laid-out page at a phone's width.
+LAYOUT = """() => {
+  const box = (sel) => document.querySelector(sel).getBoundingClientRect().toJSON();
+  const px = (sel) => parseFloat(getComputedStyle(document.querySelector(sel)).fontSize);
+  const scroller = document.getElementById("table-scroll");
+  return {
+    scrollWidth: document.documentElement.scrollWidth,
+    canvas: box("#chart"), legend: box("#legend"), scroller: box("#table-scroll"),
+    tableScrolls: scroller.scrollWidth > scroller.clientWidth,
+    fonts: { body: px("body"), cell: px("#rows td"), head: px("#head th"),
+             legend: px("#legend li"), summary: px("#summary") },
+  };
+}"""
+
+
+def test_demo_fits_a_390px_phone(chromium, demo_url):
+    state = run_demo(chromium, f"{demo_url}?sizes=32,64&minMs=20&rounds=3",
+                     shot="web-demo-390px.png", viewport={"width": 390, "height": 844},
+                     inspect=lambda page: {"layout": page.evaluate(LAYOUT)})
+    assert state["state"] == "done", state.get("error")
+    assert state["pageErrors"] == []
+    layout = state["layout"]
+    # Nothing widens the page: the table scrolls inside its own box.
+    assert layout["scrollWidth"] <= 390, layout
+    assert layout["scroller"]["right"] <= 390 and layout["tableScrolls"], layout
+    # The legend sits under the chart, so the plot keeps the full width.
+    canvas, legend = layout["canvas"], layout["legend"]
+    assert legend["top"] >= canvas["bottom"], layout
+    assert canvas["width"] >= 0.9 * (390 - 2 * 12), layout
+    assert legend["right"] <= 390 and canvas["right"] <= 390, layout
+    assert all(size >= 12 for size in layout["fonts"].values()), layout
+    assert state["tableRows"] == 4 and state["summaryText"].startswith("float32 64: ")
+    check_noisy_marks(state)
