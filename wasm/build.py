@@ -690,13 +690,14 @@ def write_wheel(root: Path, side_modules: list[Path], out_dir: Path) -> Path:
 
 
 def build_test_module(src: Path, out: Path, exports: list[str],
-                      root: Path = REPO, tc: Toolchain | None = None) -> Path:
-    """A standalone simd128 module from one test source (tests/wasm), with
-    the flags of the simd128 target units."""
+                      root: Path = REPO, tc: Toolchain | None = None,
+                      isa: str = "simd128") -> Path:
+    """A standalone module from one test source (tests/wasm), with the
+    flags of ``isa``'s target units."""
     tc = tc or detect_toolchain()
-    v = Variant("test", ("simd128",), False, None)
+    v = Variant("test", module_isas(isa, root), False, None)
     obj = out.with_suffix(".o")
-    cmd = [tc.cxx] + common_flags(tc, root, v) + isa_flags("simd128", v, root)
+    cmd = [tc.cxx] + common_flags(tc, root, v) + isa_flags(isa, v, root)
     compile_one(cmd, src, obj)
     cmd = [tc.wasm_ld, "--entry=_initialize", "--strip-debug", "-O2",
            os.path.join(tc.wasi_lib, "crt1-reactor.o"), str(obj),
@@ -735,11 +736,15 @@ def build(root: Path, only: set[str], jobs: int, out_dist: Path,
             out = build_dir / f"gemmkit-{isa}-noflag.wasm"
             link(tc, root, v, objs, out)
             produced[f"selfcheck-{isa}"] = out
-        produced["conformance"] = build_test_module(
-            REPO / "tests" / "wasm" / "simd128_conformance.cpp",
-            build_dir / "test" / "simd128_conformance.wasm",
-            ["conformance_run", "conformance_checks", "conformance_first_failure"],
-            root=root, tc=tc)
+        # The L0 conformance module, once per wasm ISA (the relaxed one also
+        # checks the RelaxedSimd token).
+        for isa in MODULE_ISAS:
+            produced[f"conformance-{isa}"] = build_test_module(
+                REPO / "tests" / "wasm" / "simd128_conformance.cpp",
+                build_dir / "test" / f"{isa}_conformance.wasm",
+                ["conformance_run", "conformance_checks", "conformance_first_failure",
+                 "conformance_relaxed_rounding"],
+                root=root, tc=tc, isa=isa)
     if "wheel" in only:
         sides = []
         for isa in MODULE_ISAS:

@@ -27,7 +27,8 @@ class Artifacts:
     scalar: Path
     selfcheck: Path          # simd128-pinned, its simd128 units without -msimd128
     selfcheck_relaxed: Path  # relaxed_simd-pinned, its relaxed units without -mrelaxed-simd
-    conformance: Path
+    conformance: Path          # the L0 conformance module, simd128 flags
+    conformance_relaxed: Path  # the same, relaxed_simd flags
 
     @property
     def standalone(self) -> tuple[Path, ...]:
@@ -76,7 +77,7 @@ def artifacts() -> Artifacts:
         pytest.fail(f"wasm build failed: {exc}", pytrace=False)
     return Artifacts(REPO / "web-demo", out["web-relaxed_simd"], out["web-simd128"],
                      out["web-scalar"], out["selfcheck-simd128"], out["selfcheck-relaxed_simd"],
-                     out["conformance"])
+                     out["conformance-simd128"], out["conformance-relaxed_simd"])
 
 
 @pytest.fixture(scope="session")

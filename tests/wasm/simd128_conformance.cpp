@@ -14,9 +14,17 @@
 // payloads, 2^21 random f32 patterns), the f32-output twins, the int8 seam
 // and the vector requant_store against scalar::requantize, bit for bit;
 // and the Scalar token's seams, as the wasm scalar build runs them.
+//
+// Built a second time with -mrelaxed-simd (relaxed_simd_conformance.wasm),
+// it also checks SimdOps<RelaxedSimd, T>: every operation but mul_add and
+// fnma is Simd128's bit for bit, and those two give, in each lane, either
+// the fused result (one rounding) or Simd128's (two), the same choice in
+// every lane and call: the rounding docs/dispatch.md promises.
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "simd/relaxed_simd.hpp"
 #include "simd/scalar.hpp"
 #include "simd/simd128.hpp"
 #include "../../cpp/tests/conformance/kernel-simd-inl.hpp"
@@ -143,6 +151,69 @@ void run_type() {
   }
 }
 
+#if defined(__wasm_relaxed_simd__)
+using gemmkit::isa_relaxed_simd::RelaxedSimd;
+
+// How relaxed_madd has rounded so far: fused, unfused, or not yet told
+// apart (the two agree for most inputs).
+enum class Rounding { unknown, fused, unfused };
+Rounding g_relaxed_rounding = Rounding::unknown;
+
+template <class T>
+void check_relaxed_lane(const char* op, int lane, T got, T fused, T unfused) {
+  if (same(fused, unfused)) return check(same(got, fused), op, lane, got, fused);
+  const Rounding seen = same(got, fused)     ? Rounding::fused
+                        : same(got, unfused) ? Rounding::unfused
+                                             : Rounding::unknown;
+  if (seen == Rounding::unknown) return check(false, op, lane, got, fused);
+  if (g_relaxed_rounding == Rounding::unknown) g_relaxed_rounding = seen;
+  check(seen == g_relaxed_rounding, op, lane, got, seen == Rounding::fused ? unfused : fused);
+}
+
+template <class T>
+void run_relaxed() {
+  using R = SimdOps<RelaxedSimd, T>;
+  using V = SimdOps<Simd128, T>;
+  constexpr int L = R::kLanes;
+  static_assert(!R::kFusedMulAdd, "nothing may rely on relaxed_madd fusing");
+  int nv = 0;
+  const T* v = values<T>(&nv);
+  T x[L], y[L], z[L], got[L], want[L];
+  // Products whose fused and unfused results differ (1 + 2^-p squared
+  // minus 1), so both roundings are exercised, then the value table.
+  const T e = sizeof(T) == 4 ? T(1.0f / 4096) : T(1.0 / 67108864);
+  for (int s = -1; s < nv; ++s) {
+    for (int i = 0; i < L; ++i) {
+      x[i] = s < 0 ? T(1) + e * T(i + 1) : v[(s + i) % nv];
+      y[i] = s < 0 ? T(1) + e * T(i + 1) : v[(3 * s + 5 * i + 1) % nv];
+      z[i] = s < 0 ? T(-1) : v[(7 * s + 3 * i + 2) % nv];
+    }
+    const auto a = R::loadu(x), b = R::loadu(y), c = R::loadu(z);
+#define GK_SAME_AS_SIMD128(expr_r, expr_v, name)                            \
+  R::storeu(got, expr_r);                                                   \
+  V::storeu(want, expr_v);                                                  \
+  for (int i = 0; i < L; ++i) check(same(got[i], want[i]), name, i, got[i], want[i]);
+    GK_SAME_AS_SIMD128(R::mul(a, b), V::mul(a, b), "relaxed mul")
+    GK_SAME_AS_SIMD128(R::add(a, b), V::add(a, b), "relaxed add")
+    GK_SAME_AS_SIMD128(R::max(a, b), V::max(a, b), "relaxed max")
+    GK_SAME_AS_SIMD128(R::min(a, b), V::min(a, b), "relaxed min")
+#undef GK_SAME_AS_SIMD128
+    R::storeu(got, R::mul_add(a, b, c));
+    for (int i = 0; i < L; ++i) {
+      const T fused = sizeof(T) == 4 ? T(fmaf(float(x[i]), float(y[i]), float(z[i])))
+                                     : T(fma(double(x[i]), double(y[i]), double(z[i])));
+      check_relaxed_lane("relaxed mul_add", i, got[i], fused, x[i] * y[i] + z[i]);
+    }
+    R::storeu(got, R::fnma(a, b, c));
+    for (int i = 0; i < L; ++i) {
+      const T fused = sizeof(T) == 4 ? T(fmaf(-float(x[i]), float(y[i]), float(z[i])))
+                                     : T(fma(-double(x[i]), double(y[i]), double(z[i])));
+      check_relaxed_lane("relaxed fnma", i, got[i], fused, z[i] - x[i] * y[i]);
+    }
+  }
+}
+#endif
+
 // Runs one KernelSimdConformance suite and folds its counts and first
 // failure into this module's.
 template <class Token>
@@ -166,7 +237,21 @@ extern "C" __attribute__((visibility("default"))) int conformance_run(void) {
   run_type<double>();
   run_mixed<Simd128>(/*want_requant_vector=*/true, /*requant_reference=*/false);
   run_mixed<Scalar>(/*want_requant_vector=*/false, /*requant_reference=*/true);
+#if defined(__wasm_relaxed_simd__)
+  run_relaxed<float>();
+  run_relaxed<double>();
+#endif
   return g_failures;
+}
+
+// Which rounding relaxed_madd showed: 0 none told apart (or not a relaxed
+// build), 1 fused, 2 unfused.
+extern "C" __attribute__((visibility("default"))) int conformance_relaxed_rounding(void) {
+#if defined(__wasm_relaxed_simd__)
+  return int(g_relaxed_rounding);
+#else
+  return 0;
+#endif
 }
 
 extern "C" __attribute__((visibility("default"))) int conformance_checks(void) {

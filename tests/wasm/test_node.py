@@ -17,7 +17,8 @@ def test_node_suites(artifacts, node):
                GEMMKIT_WASM_WEB_DIR=str(artifacts.web_dir),
                GEMMKIT_WASM_SELFCHECK=str(artifacts.selfcheck),
                GEMMKIT_WASM_SELFCHECK_RELAXED=str(artifacts.selfcheck_relaxed),
-               GEMMKIT_WASM_CONFORMANCE=str(artifacts.conformance))
+               GEMMKIT_WASM_CONFORMANCE=str(artifacts.conformance),
+               GEMMKIT_WASM_CONFORMANCE_RELAXED=str(artifacts.conformance_relaxed))
     env.pop("GEMMKIT_REQUIRE_ISA", None)  # the suite sets its own pins
     files = sorted(str(p) for p in (HERE / "node").glob("*.test.mjs"))
     proc = subprocess.run([node, *relaxed_simd_flags(node), "--test", "--test-reporter=spec",
