@@ -3,19 +3,30 @@ the site is built and served on 127.0.0.1, every request to another host is
 aborted and recorded, the tour notebook's code cells run in the site's REPL
 (``%pip install gemmkit`` from the site's own index included), and what they
 print is checked against results computed here with numpy.  A screenshot goes
-to build/test-results/."""
+to build/test-results/.
+
+The online site (``--online``) cannot run here (no network): its
+configuration is checked file by file, Chromium shows that the kernel and
+Pyodide send every lock entry (micropip, numpy, matplotlib and its closure)
+to Pyodide's package index and nothing to the site, and the tour's numpy and
+matplotlib path runs on the host Python against numpy."""
 
 from __future__ import annotations
 
 import ast
+import hashlib
 import json
+import os
 import random
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.parse
+import urllib.request
 
 import numpy as np
 import pytest
@@ -24,6 +35,8 @@ from wasmhelpers import REPO, _load, require
 
 RESULTS = REPO / "build" / "test-results"
 SITE = REPO / "build" / "lite-site"  # not lite/_output: a site being served there survives
+SITE_ONLINE = REPO / "build" / "lite-site-online"
+NPM_PYODIDE = REPO / "node_modules" / "pyodide"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
                  # Second fence behind the request routing: no other host even resolves.
@@ -47,9 +60,8 @@ TIMEOUT_MS = 240_000
 build_lite = _load("gemmkit_build_lite", REPO / "tools" / "build_lite.py")
 
 
-@pytest.fixture(scope="module")
-def site(request):
-    """The built site (build/lite-site) and the gemmkit version it offers."""
+def _build(request, out, online: bool):
+    """Builds the site (offline or online) into ``out``; returns (out, version)."""
     try:
         artifacts = request.getfixturevalue("artifacts")
     except pytest.fail.Exception as exc:
@@ -57,7 +69,7 @@ def site(request):
         # tests/wasm/test_build.py; without a wheel there is no site to test.
         pytest.skip("no JupyterLite site: gemmkit's Pyodide wheel and the web demo "
                     f"could not be built (wasm/build.py failed: {str(exc)[:300]})")
-    require((REPO / "node_modules" / "pyodide" / "pyodide.mjs").exists(),
+    require((NPM_PYODIDE / "pyodide.mjs").exists(),
             "node_modules/pyodide is missing: run `npm ci` in the repository root")
     try:
         import jupyterlite_core  # noqa: F401
@@ -66,18 +78,41 @@ def site(request):
         require(False, f"{exc.name} is not installed: pip install -r requirements-lite.txt")
     t0 = time.perf_counter()
     try:
-        out = build_lite.build_site(SITE, artifacts.wheel, artifacts.web_dir)
+        built = build_lite.build_site(out, artifacts.wheel, artifacts.web_dir, online=online)
     except build_lite.LiteError as exc:
         pytest.fail(f"tools/build_lite.py: {exc}", pytrace=False)
-    print(f"site built in {time.perf_counter() - t0:.1f} s")
-    version = artifacts.wheel.name.split("-")[1]
-    return out, version
+    print(f"{'online' if online else 'offline'} site built in {time.perf_counter() - t0:.1f} s")
+    return built, artifacts.wheel.name.split("-")[1]
+
+
+@pytest.fixture(scope="module")
+def site(request):
+    """The built offline site (build/lite-site) and the gemmkit version it offers."""
+    return _build(request, SITE, online=False)
+
+
+def _serve(directory):
+    serve = _load("gemmkit_web_demo_serve", REPO / "web-demo" / "serve.py")
+    return serve.serve_in_thread(port=0, quiet=True, directory=str(directory))
 
 
 @pytest.fixture(scope="module")
 def site_url(site):
-    serve = _load("gemmkit_web_demo_serve", REPO / "web-demo" / "serve.py")
-    server = serve.serve_in_thread(port=0, quiet=True, directory=str(site[0]))
+    server = _serve(site[0])
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="module")
+def online_site(request):
+    """The built online site (build/lite-site-online) and its gemmkit version."""
+    return _build(request, SITE_ONLINE, online=True)
+
+
+@pytest.fixture(scope="module")
+def online_url(online_site):
+    server = _serve(online_site[0])
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
     server.server_close()
@@ -287,3 +322,196 @@ def test_web_demo_is_served_with_the_site(site, site_url):
     assert [(r["dtype"], r["n"]) for r in state["rows"]] == [("float32", 64)]
     assert all(r["verified"] for r in state["rows"]), state["rows"]
     assert any(u.endswith("/demo/gemmkit-simd128.wasm") for u in browser.seen)
+
+
+# --- The online site ---------------------------------------------------------
+
+def _kernel_settings(site_dir) -> dict:
+    cfg = json.loads((site_dir / "jupyter-lite.json").read_text())["jupyter-config-data"]
+    return cfg["litePluginSettings"][build_lite.PYODIDE_KERNEL]
+
+
+def _closure(packages: dict, names) -> set[str]:
+    """``names`` and everything their lock entries depend on."""
+    todo, seen = list(names), set()
+    while todo:
+        name = todo.pop()
+        if name not in seen:
+            seen.add(name)
+            todo += packages[name]["depends"]
+    return seen
+
+
+def _get(url: str) -> bytes:
+    with urllib.request.urlopen(url, timeout=30) as resp:
+        return resp.read()
+
+
+def _status(url: str) -> int:
+    try:
+        with urllib.request.urlopen(url, timeout=30) as resp:
+            return resp.status
+    except urllib.error.HTTPError as exc:
+        exc.close()  # its response holds the socket
+        return exc.code
+
+
+def test_online_site_configuration(online_site, online_url):
+    site_dir, version = online_site
+    kernel = _kernel_settings(site_dir)
+    index = kernel["loadPyodideOptions"]["packageBaseUrl"]
+    npm_version = json.loads((NPM_PYODIDE / "package.json").read_text())["version"]
+    assert npm_version.startswith("314."), npm_version
+
+    # Pyodide from the site, gemmkit from the site's index, no PyPI, and the
+    # one remote setting: where the lock's packages live.
+    assert kernel["pyodideUrl"] == "./static/pyodide/pyodide.mjs"
+    assert kernel["disablePyPIFallback"] is True
+    assert kernel["loadPyodideOptions"] == {"packageBaseUrl": index}
+    assert [u.split("?")[0] for u in kernel["pipliteUrls"]][0] == "./pypi/all.json"
+    # That URL is the pinned pyodide.mjs's own default (its version spliced
+    # into the template), and the kernel addon's CDN default for its release:
+    # two sources that agree, neither written here.
+    parts = urllib.parse.urlsplit(index)
+    assert parts.scheme == "https" and index.endswith("/") and parts.hostname != "127.0.0.1", index
+    template = re.escape(index).replace(re.escape(npm_version), r"\$\{[\w$]+\}")
+    assert re.search(rf"packageBaseUrl\s*\?\?\s*`{template}`",
+                     (NPM_PYODIDE / "pyodide.mjs").read_text()), index
+    from jupyterlite_pyodide_kernel import constants
+    assert constants.PYODIDE_CDN_URL.replace(constants.PYODIDE_VERSION, npm_version) + "/" == index
+
+    # The lock is the upstream one, byte for byte; nothing it lists is on the site.
+    dist = site_dir / "static" / "pyodide"
+    digest = hashlib.sha256((dist / "pyodide-lock.json").read_bytes()).hexdigest()
+    assert digest == hashlib.sha256((NPM_PYODIDE / "pyodide-lock.json").read_bytes()).hexdigest()
+    assert sorted(p.name for p in dist.glob("*.whl")) == []
+    lock = json.loads((dist / "pyodide-lock.json").read_text())
+    assert json.loads(_get(f"{online_url}/static/pyodide/package.json"))["version"] == npm_version
+    for name in sorted(_closure(lock["packages"], ["numpy", "matplotlib", "micropip"])):
+        file_name = lock["packages"][name]["file_name"]
+        # A bare file name resolves against packageBaseUrl, so to the index ...
+        assert "/" not in file_name and ":" not in file_name, (name, file_name)
+        assert urllib.parse.urljoin(index, file_name) == index + file_name
+        # ... and the site does not have it.
+        assert _status(f"{online_url}/static/pyodide/{urllib.parse.quote(file_name)}") == 404, name
+
+    # gemmkit's wheel: on the site, offered by its index, found at the URL the
+    # index gives, and tagged for this Pyodide's ABI.
+    all_json_url = f"{online_url}/pypi/all.json"
+    offered = json.loads(_get(all_json_url))
+    (release,) = offered["gemmkit"]["releases"][version]
+    wheel = site_dir / "pypi" / release["filename"]
+    assert wheel.is_file()
+    got = _get(urllib.parse.urljoin(all_json_url, release["url"]))
+    assert got == wheel.read_bytes()
+    assert hashlib.sha256(got).hexdigest() == release["digests"]["sha256"]
+    platform = release["filename"].removesuffix(".whl").split("-")[-1]
+    assert f"pyemscripten_{lock['info']['abi_version']}_wasm32" in platform.split("."), platform
+    # The kernel installs comm at start and the upstream lock lacks it.
+    assert "comm" not in lock["packages"] and "comm" in offered
+
+
+def test_online_site_sends_pyodide_packages_to_pyodide_index(online_site, online_url):
+    site_dir, _ = online_site
+    index = build_lite.pyodide_package_index()  # the configuration test checks the site names it
+    lock = json.loads((site_dir / "static" / "pyodide" / "pyodide-lock.json").read_text())
+    packages = lock["packages"]
+    with OfflineBrowser(online_url) as browser:
+        # 1. The real kernel: its first package (micropip) is asked of the
+        #    index, so the kernel hands packageBaseUrl to loadPyodide.  It
+        #    stops there (the index is unreachable here).
+        query = urllib.parse.urlencode([("kernel", "python"), ("code", "import numpy")],
+                                       quote_via=urllib.parse.quote)
+        browser.page.goto(f"{online_url}/repl/index.html?{query}")
+        site_pyodide = f"{online_url}/static/pyodide/"
+
+        def local_wheel():  # a wheel asked of the site's Pyodide folder
+            return [u for u in browser.seen if u.startswith(site_pyodide) and ".whl" in u]
+
+        deadline = time.monotonic() + TIMEOUT_MS / 1000
+        while not (browser.outside or local_wheel()) and time.monotonic() < deadline:
+            browser.page.wait_for_timeout(500)
+        browser.page.wait_for_timeout(2000)  # anything it asks next is recorded too
+        kernel_outside, kernel_seen = list(browser.outside), list(browser.seen)
+
+        # 2. Pyodide as the kernel's worker starts it (indexURL next to
+        #    pyodideUrl, loadPyodideOptions on top), asked for the tour's
+        #    imports: every package it fetches must come from the index.
+        browser.outside.clear()
+        page = browser.ctx.new_page()
+        page.goto(f"{online_url}/jupyter-lite.json")
+        result = page.evaluate(
+            """async ([plugin, code]) => {
+              const cfg = (await (await fetch("./jupyter-lite.json")).json())["jupyter-config-data"];
+              const k = cfg.litePluginSettings[plugin];
+              const mjs = new URL(k.pyodideUrl, location.href).href;
+              const { loadPyodide } = await import(mjs);
+              const py = await loadPyodide({ indexURL: mjs.slice(0, mjs.lastIndexOf("/") + 1),
+                                             ...k.loadPyodideOptions });
+              const errors = [];
+              try {
+                await py.loadPackagesFromImports(code, { errorCallback: e => errors.push(e),
+                                                         messageCallback: () => {} });
+              } catch (e) { errors.push(String(e)); }
+              return { errors, loaded: Object.keys(py.loadedPackages) };
+            }""", [build_lite.PYODIDE_KERNEL, "import numpy\nimport matplotlib.pyplot as plt\n"])
+        pyodide_outside = list(browser.outside)
+
+    print(f"kernel asked outside: {kernel_outside}")
+    print(f"Pyodide asked outside: {pyodide_outside}; errors: {result['errors'][:3]}")
+    assert kernel_outside, "the kernel asked nothing of Pyodide's package index"
+    assert kernel_outside[0] == index + packages["micropip"]["file_name"], kernel_outside
+    assert all(u.startswith(index) for u in kernel_outside), kernel_outside
+    for name in ("pyodide.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"):
+        assert site_pyodide + name in [u.split("?")[0] for u in kernel_seen], name
+    assert not local_wheel(), local_wheel()
+
+    want = {index + packages[n]["file_name"] for n in _closure(packages, ["numpy", "matplotlib"])}
+    assert index + packages["numpy"]["file_name"] in pyodide_outside
+    assert set(pyodide_outside) == want, sorted(set(pyodide_outside) ^ want)
+    assert result["errors"] and "numpy" not in result["loaded"]  # the fetches were refused
+
+
+def test_tour_numpy_path_on_the_host():
+    # What the online site adds to the tour (numpy arrays, gemmkit.matmul
+    # against numpy.matmul, the plot) runs in the host Python with the native
+    # gemmkit: the same cells, checked the same way.  The buffer cells stay
+    # with the browser tests (the host's memoryview may lack float16).
+    try:
+        import gemmkit  # noqa: F401
+        import matplotlib  # noqa: F401
+    except ImportError as exc:
+        require(False, f"{exc.name} is not importable on the host")
+    nb = json.loads((REPO / "lite" / "files" / "gemmkit-tour.ipynb").read_text())
+    cells = {c["id"]: "".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"}
+    chosen = ["tour-02", "tour-04", "tour-12", "tour-20", "tour-21"]  # imports .. plot
+    script = ("import os, sys\nscalar = None\n"
+              + "\n".join(cells[i] for i in chosen)
+              + "\nfig = plt.gcf()\n"
+              + "print('figure:', [[line.get_label() for line in ax.lines] for ax in fig.axes])\n")
+    env = dict(os.environ, MPLBACKEND="Agg")
+    env.pop("GEMMKIT_REQUIRE_ISA", None)
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          env=env, timeout=600, cwd=tempfile.gettempdir())
+    text = proc.stdout
+    print(text)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    find(text, r"^numpy \S+ is available: the numpy cells run too$")
+    find(text, r"^matplotlib \S+ is available: the timing cell draws a plot$")
+    for what in (r"matmul\(A\.T, B\): float32 \(48, 32\)",
+                 r"matmul\(A\[::2, :32\], B\[1::2, ::-1\]\.T\): float32 \(32, 32\)",
+                 r"matmul batch X @ Y: float64 \(5, 8, 4\)"):
+        find(text, rf"^{what}, max \|gemmkit - numpy\.matmul\| = \S+, agree: True$")
+    find(text, r"^'gemmkit' is gemmkit\.matmul, 'numpy' is numpy\.matmul, on the same numpy arrays$")
+    rows = re.findall(r"^(float32|float64)\s+(\d+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)$", text, re.M)
+    assert {(d, int(n)) for d, n, *_ in rows} == \
+        {(d, n) for d in ("float32", "float64") for n in (32, 64, 128, 256)}, rows
+    assert all(float(gk) > 0 and float(npy) > 0 for *_, gk, _, npy in rows), rows
+    for dtype in ("float64", "float32"):
+        find(text, rf"^{dtype} n=\[32, 64, 128, 256\]: max \|gemmkit\.matmul - numpy\.matmul\| "
+                   r"= \S+, \S+, \S+, \S+; agree: True$")
+        find(text, rf"^{dtype} n=\[32, 64, 128, 256\]: gemmkit\.matmul runs at "
+                   r"(\S+x, ){3}\S+x the speed of numpy\.matmul$")
+    figure = literal(text, "figure:")
+    assert len(figure) == 2 and all("numpy.matmul" in labels for labels in figure), figure
+    assert all(any(label.startswith("gemmkit.matmul (") for label in labels) for labels in figure)
