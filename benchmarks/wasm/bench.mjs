@@ -1,26 +1,30 @@
 // gemmkit wasm benchmark (not a test): in ONE node process, single thread,
-// square f32/f64 GEMM GFLOP/s of the simd128 and the scalar standalone
-// builds, XNNPACK's wasm SIMD matmul (npm @tensorflow/tfjs-backend-wasm, B's
-// packed operator reused), gemmkit through Pyodide's ctypes path, and the
-// measured simd128 / scalar mul+add peaks; prints ratios and writes JSON.
+// square f32/f64 GEMM GFLOP/s of the standalone builds (simd128, scalar, and
+// relaxed_simd where built and supported), XNNPACK's wasm SIMD matmul (npm
+// @tensorflow/tfjs-backend-wasm, B's packed operator reused), gemmkit
+// through Pyodide's ctypes path, and the measured simd128 / scalar mul+add
+// peaks; prints ratios and writes JSON.  `--engine chromium` runs the same
+// measurement core in headless Chromium instead (bench_browser.py).
 //
 //   python wasm/build.py && npm ci
 //   node benchmarks/wasm/bench.mjs [--sizes 64,128,256,512,1024] [--rounds 3]
-//        [--no-xnnpack] [--no-pyodide] [--out build/benchmarks/wasm.json]
+//        [--no-xnnpack] [--no-pyodide] [--pyodide-dist build/pyodide-dist]
+//        [--web-dir web-demo] [--out build/benchmarks/wasm.json]
+//        [--engine node|chromium] [--quick (smoke run: short samples)]
+//   node --experimental-wasm-relaxed-simd benchmarks/wasm/bench.mjs  # node 20:
+//        the relaxed_simd build too (node 22+ has relaxed SIMD on)
 //
-// Method: each figure is the median (and max) over `rounds` interleaved
-// rounds; a round times each configuration for >= 60 ms after a >= 150 ms
-// warm-up (TurboFan tier-up).  gemmkit is timed on operands already in its
-// memory (the C ABI directly), XNNPACK on tensors already in its memory, so
-// both measure kernels, not JavaScript copies.  The machine should be quiet:
-// on a loaded 2-core VM every number drops and only same-run ratios mean much.
-import { mkdirSync, writeFileSync } from "node:fs";
+// The method (interleaved rounds, warm-up, results checked, noisy rows
+// marked) is bench_core.mjs's.  The machine should be quiet: on a loaded
+// 2-core VM every number drops and only same-run ratios mean much.
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
-import { measurePeak } from "./peak.mjs";
+import { gemmkitImpls, inputs, loadBuilds, MIN_MS, runBenchmark, xnnpackImpl } from "./bench_core.mjs";
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const args = process.argv.slice(2);
@@ -29,247 +33,138 @@ const opt = (name, fallback) => {
   return i >= 0 ? args[i + 1] : fallback;
 };
 const flag = (name) => args.includes(`--${name}`);
+
+const ENGINE = opt("engine", "node");
+if (ENGINE !== "node") {
+  // The browser run has its own driver (it serves the repo and drives
+  // Chromium through Playwright); hand it the other arguments unchanged.
+  const i = args.indexOf("--engine");
+  const rest = [...args.slice(0, i), ...args.slice(i + 2)];
+  const venv = path.join(REPO, ".venv", "bin", "python");
+  const python = existsSync(venv) ? venv : "python3";
+  const driver = path.join(REPO, "benchmarks", "wasm", "bench_browser.py");
+  const r = spawnSync(python, [driver, "--engine", ENGINE, ...rest], { stdio: "inherit" });
+  process.exit(r.status ?? 1);
+}
+
 const SIZES = opt("sizes", "64,128,256,512,1024").split(",").map(Number);
 const ROUNDS = Number(opt("rounds", "3"));
 const OUT = path.resolve(opt("out", path.join(REPO, "build", "benchmarks", "wasm.json")));
-const MIN_MS = 60;
-const WARM_MS = 150;
+const PYODIDE_DIST = path.resolve(opt("pyodide-dist", path.join(REPO, "build", "pyodide-dist")));
 
-const { loadGemmkit } = await import(
-  pathToFileURL(path.join(REPO, "web-demo", "gemmkit.mjs")).href);
-const { rng } = await import(
-  pathToFileURL(path.join(REPO, "web-demo", "seeded-random.mjs")).href);
-
-const randomArray = (Ctor, len, seed) => {
-  const next = rng(seed);
-  return Ctor.from({ length: len }, () => 2 * next() - 1);
-};
-
-/** Seconds per call of fn: best-effort steady state, one sample >= MIN_MS. */
-function sample(fn, warm) {
-  if (warm) {
-    const t0 = performance.now();
-    do fn(); while (performance.now() - t0 < WARM_MS);
-  }
-  let reps = 0;
-  const t0 = performance.now();
-  let t = t0;
-  do {
-    fn();
-    reps++;
-    t = performance.now();
-  } while (t - t0 < MIN_MS);
-  return (t - t0) / 1e3 / reps;
-}
-
-function gemmkitJob(gk, dtype, n, seed) {
-  const Ctor = dtype === "float32" ? Float32Array : Float64Array;
-  const ex = gk.exports;
-  const bytes = n * n * Ctor.BYTES_PER_ELEMENT;
-  const [pa, pb, pc] = [ex.malloc(bytes), ex.malloc(bytes), ex.malloc(bytes)];
-  new Ctor(gk.memory.buffer, pa, n * n).set(randomArray(Ctor, n * n, seed));
-  new Ctor(gk.memory.buffer, pb, n * n).set(randomArray(Ctor, n * n, seed + 1));
-  const fn = dtype === "float32" ? ex.gemmkit_sgemm : ex.gemmkit_dgemm;
-  return {
-    run: () => {
-      if (fn(n, n, n, 1, pa, n, 1, pb, n, 1, 0, 0, n, 1, pc, n, 1) !== 0) {
-        throw new Error(gk.lastError());
-      }
-    },
-    free: () => [pa, pb, pc].forEach((p) => ex.free(p)),
-  };
-}
+const WEB_DIR = path.resolve(opt("web-dir", path.join(REPO, "web-demo")));
+const gemmkitModule = await import(pathToFileURL(path.join(WEB_DIR, "gemmkit.mjs")).href);
 
 async function loadXnnpack() {
   const require = createRequire(import.meta.url);
   const tf = require("@tensorflow/tfjs-core");
   const wasm = require("@tensorflow/tfjs-backend-wasm");
   wasm.setWasmPaths(path.join(path.dirname(require.resolve("@tensorflow/tfjs-backend-wasm")), path.sep));
-  await tf.setBackend("wasm");
-  await tf.ready();
-  return {
-    tf,
-    job(n, seed) {
-      const a = tf.tensor2d(randomArray(Float32Array, n * n, seed), [n, n]);
-      const b = tf.tensor2d(randomArray(Float32Array, n * n, seed + 1), [n, n]);
-      return {
-        // The wasm backend runs synchronously; dispose frees C at once.
-        // XNNPACK's fully-connected operator is cached per B tensor, so B's
-        // packing is reused across calls, as the issue's target asks.
-        run: () => tf.matMul(a, b).dispose(),
-        free: () => { a.dispose(); b.dispose(); },
-      };
-    },
-  };
+  return xnnpackImpl(tf, wasm);
 }
 
 async function loadPyodideGemmkit() {
-  const dist = path.join(REPO, "build", "pyodide-dist");
+  const dist = PYODIDE_DIST;
   const { loadPyodide } = await import(pathToFileURL(path.join(dist, "pyodide.mjs")).href);
   const py = await loadPyodide({ indexURL: dist + path.sep });
   await py.loadPackage("micropip", { messageCallback: () => {} });
   const lock = (await import(pathToFileURL(path.join(dist, "pyodide-lock.json")).href,
     { with: { type: "json" } })).default;
   const wheel = lock.packages.gemmkit?.file_name;
-  if (!wheel) throw new Error("build/pyodide-dist has no gemmkit wheel");
+  if (!wheel) throw new Error(`${dist} has no gemmkit wheel`);
   await py.pyimport("micropip").install(pathToFileURL(path.join(dist, wheel)).href);
   py.runPython(`
 import array, time, gemmkit
-def _gk_job(n, code):
-    size = n * n
-    a = memoryview(array.array(code, [0.5] * size)).cast("B").cast(code, (n, n))
-    b = memoryview(array.array(code, [0.25] * size)).cast("B").cast(code, (n, n))
-    out = memoryview(bytearray(size * a.itemsize)).cast(code, (n, n))
+def _gk_job(n, a_js, b_js):
+    def matrix(js):
+        buf = bytearray(js.to_bytes())
+        return buf, memoryview(buf).cast("f", (n, n))
+    _, a = matrix(a_js)
+    _, b = matrix(b_js)
+    out_buf, out = matrix(a_js)
     def run(reps):
         t = time.perf_counter()
         for _ in range(reps):
             gemmkit.gemm(a, b, out=out)
         return time.perf_counter() - t
-    return run
+    def result(into):
+        into.assign(memoryview(out_buf).cast("f"))
+    return run, result
 `);
   const info = py.runPython("gemmkit.dispatch_info()").toJs({ dict_converter: Object.fromEntries });
   return {
     version: py.version,
     isa: info.float32.isa,
-    job(n, dtype) {
-      const run = py.globals.get("_gk_job")(n, dtype === "float32" ? "f" : "d");
-      // One Python-level call runs `reps` GEMMs, so the JS<->Python crossing
-      // is amortized exactly as a Python loop would see it.
-      let reps = 1;
-      return {
-        run: () => {
-          const s = run(reps);
-          if (s < 0.02) reps *= 2;
-          return s / reps;
-        },
-        free: () => run.destroy(),
-      };
+    impl: {
+      name: "gemmkit Pyodide ctypes",
+      dtype: "float32",
+      selfTimed: true,
+      make(n) {
+        const { a, b } = inputs(n);
+        const pair = py.globals.get("_gk_job")(n, a, b);
+        const [run, result] = pair.toJs({ depth: 1 });
+        pair.destroy();
+        // One Python-level call runs `reps` GEMMs, so the JS<->Python
+        // crossing is amortized exactly as a Python loop would see it.
+        let reps = 1;
+        return {
+          run: () => {
+            const s = run(reps);
+            if (s < MIN_MS / 3e3) reps *= 2;
+            return s / reps;
+          },
+          result: () => {
+            const c = new Float32Array(n * n);
+            result(c);
+            return c;
+          },
+          free: () => { run.destroy(); result.destroy(); },
+        };
+      },
     },
   };
 }
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const h = s.length >> 1;
-  return s.length % 2 ? s[h] : (s[h - 1] + s[h]) / 2;
-};
-
 async function main() {
-  console.log(`gemmkit wasm benchmark: node ${process.version} (V8 ${process.versions.v8}), ` +
+  const log = (line) => console.log(line);
+  const engine = `node ${process.version} (V8 ${process.versions.v8})`;
+  log(`gemmkit wasm benchmark: ${engine}, ` +
     `${os.cpus()[0]?.model ?? "cpu"}, load ${os.loadavg().map((x) => x.toFixed(1)).join(" ")}`);
-  const builds = {
-    simd128: await loadGemmkit({ isa: "simd128", env: {} }),
-    scalar: await loadGemmkit({ isa: "scalar", env: {} }),
-  };
-  for (const [isa, gk] of Object.entries(builds)) {
-    const d = gk.dispatchInfo();
-    console.log(`  ${isa}: ${d.float32.kernel}, ${d.float64.kernel}; instantiate ${gk.instantiateMs.toFixed(1)} ms`);
+  const { builds, skipped } = await loadBuilds(gemmkitModule, log);
+  if (skipped.relaxed_simd && gemmkitModule.relaxedSimdSupported && !gemmkitModule.relaxedSimdSupported()) {
+    log("    (node 20: node --experimental-wasm-relaxed-simd benchmarks/wasm/bench.mjs)");
   }
-  const impls = [];
-  for (const dtype of ["float32", "float64"]) {
-    for (const isa of ["simd128", "scalar"]) {
-      impls.push({ name: `gemmkit ${isa}`, dtype, make: (n) => gemmkitJob(builds[isa], dtype, n, n) });
-    }
-  }
-  let xnn = null;
+  const impls = gemmkitImpls(builds);
   if (!flag("no-xnnpack")) {
     try {
-      xnn = await loadXnnpack();
-      impls.push({ name: "XNNPACK (tfjs-backend-wasm 4.22, simd)", dtype: "float32", make: (n) => xnn.job(n, n) });
+      impls.push(await loadXnnpack());
     } catch (err) {
-      console.log(`  XNNPACK skipped: ${err.message}`);
+      log(`  XNNPACK skipped: ${err.message}`);
     }
   }
-  let pyo = null;
   if (!flag("no-pyodide")) {
     try {
-      pyo = await loadPyodideGemmkit();
-      console.log(`  Pyodide ${pyo.version}: gemmkit.gemm via ctypes, float32 isa ${pyo.isa}`);
-      impls.push({ name: "gemmkit Pyodide ctypes", dtype: "float32", make: (n) => pyo.job(n, "float32"), pyodide: true });
+      const pyo = await loadPyodideGemmkit();
+      log(`  Pyodide ${pyo.version}: gemmkit.gemm via ctypes, float32 isa ${pyo.isa}`);
+      impls.push(pyo.impl);
     } catch (err) {
-      console.log(`  Pyodide skipped: ${err.message} (python tools/pyodide_dist.py build/pyodide-dist --wheel dist/gemmkit-*.whl)`);
+      log(`  Pyodide skipped: ${err.message} ` +
+        "(python tools/pyodide_dist.py build/pyodide-dist --wheel dist/gemmkit-*.whl)");
     }
   }
-
-  const samples = new Map();
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const n of SIZES) {
-      for (const impl of impls) {
-        const job = impl.make(n);
-        try {
-          const secs = impl.pyodide
-            ? (() => { let s = 0; const t0 = performance.now(); do s = job.run(); while (performance.now() - t0 < MIN_MS + (round ? 0 : WARM_MS)); return s; })()
-            : sample(job.run, true);
-          const key = `${impl.name}|${impl.dtype}|${n}`;
-          if (!samples.has(key)) samples.set(key, []);
-          samples.get(key).push((2 * n ** 3) / secs / 1e9);
-        } finally {
-          job.free();
-        }
-      }
-    }
-    process.stdout.write(`  round ${round + 1}/${ROUNDS} done\n`);
-  }
-
-  const peakSimd = await measurePeak(true);
-  const peakScalar = await measurePeak(false);
-  const get = (name, dtype, n) => {
-    const xs = samples.get(`${name}|${dtype}|${n}`);
-    return xs ? { median: median(xs), max: Math.max(...xs), samples: xs } : null;
-  };
-  const rows = [];
-  for (const impl of impls) {
-    for (const n of SIZES) rows.push({ impl: impl.name, dtype: impl.dtype, n, ...get(impl.name, impl.dtype, n) });
-  }
-
-  const pad = (s, w) => String(s).padStart(w);
-  console.log(`\nGFLOP/s, median / max of ${ROUNDS} rounds, single thread`);
-  console.log(`${"implementation".padEnd(42)}${SIZES.map((n) => pad(n, 14)).join("")}`);
-  for (const impl of impls) {
-    const cells = SIZES.map((n) => {
-      const r = get(impl.name, impl.dtype, n);
-      return pad(r ? `${r.median.toFixed(1)} / ${r.max.toFixed(1)}` : "-", 14);
-    });
-    console.log(`${`${impl.name} ${impl.dtype === "float32" ? "f32" : "f64"}`.padEnd(42)}${cells.join("")}`);
-  }
-  const ratioLine = (label, num, den, dtype = "float32") => {
-    const cells = SIZES.map((n) => {
-      const a = get(num, dtype, n);
-      const b = get(den, dtype, n);
-      return pad(a && b ? `${(a.median / b.median).toFixed(2)}x` : "-", 14);
-    });
-    console.log(`${label.padEnd(42)}${cells.join("")}`);
-  };
-  console.log("\nratios (medians)");
-  ratioLine("simd128 / scalar f32", "gemmkit simd128", "gemmkit scalar");
-  ratioLine("simd128 / scalar f64", "gemmkit simd128", "gemmkit scalar", "float64");
-  if (xnn) ratioLine("simd128 / XNNPACK f32", "gemmkit simd128", "XNNPACK (tfjs-backend-wasm 4.22, simd)");
-  if (pyo) ratioLine("Pyodide ctypes / standalone f32", "gemmkit Pyodide ctypes", "gemmkit simd128");
-  console.log(`\nmeasured peaks: simd128 f32x4 mul+add ${peakSimd.best.median.toFixed(1)} GFLOP/s ` +
-    `(max ${peakSimd.best.max.toFixed(1)}, ${peakSimd.best.chains} chains); ` +
-    `scalar f32 mul+add ${peakScalar.best.median.toFixed(1)} (max ${peakScalar.best.max.toFixed(1)})`);
-  const fracs = SIZES.map((n) => {
-    const r = get("gemmkit simd128", "float32", n);
-    return pad(r ? `${((100 * r.median) / peakSimd.best.median).toFixed(0)}%` : "-", 14);
+  const report = await runBenchmark({
+    engine, sizes: SIZES, rounds: ROUNDS, builds, skipped, impls, log, quick: flag("quick"),
   });
-  console.log(`${"simd128 f32 / simd128 peak".padEnd(42)}${fracs.join("")}`);
-
-  const report = {
-    date: new Date().toISOString(),
+  Object.assign(report, {
     node: process.version,
     v8: process.versions.v8,
     cpu: os.cpus()[0]?.model,
     loadavg: os.loadavg(),
-    rounds: ROUNDS,
-    builds: Object.fromEntries(Object.entries(builds).map(([isa, gk]) =>
-      [isa, { dispatch: gk.dispatchInfo(), instantiateMs: gk.instantiateMs }])),
-    peaks: { simd128_f32_mul_add: peakSimd, scalar_f32_mul_add: peakScalar },
-    rows,
-  };
+  });
   mkdirSync(path.dirname(OUT), { recursive: true });
   writeFileSync(OUT, JSON.stringify(report, null, 1));
-  console.log(`\nwrote ${path.relative(process.cwd(), OUT)}`);
+  log(`\nwrote ${path.relative(process.cwd(), OUT)}`);
+  return report.verified ? 0 : 1;
 }
 
-await main();
-process.exit(0);
+process.exit(await main());
