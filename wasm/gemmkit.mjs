@@ -5,7 +5,7 @@
 // caller and the C++ core.
 //
 //   import { loadGemmkit } from "./gemmkit.mjs";
-//   const gk = await loadGemmkit();   // isa "auto": the best this engine runs
+//   const gk = await loadGemmkit();   // the simd128 build (DEFAULT_ISA)
 //   const c = gk.gemm(a, b, m, k, n, { alpha: 1, beta: 0, c: null });
 //   gk.isa;             // "relaxed_simd", "simd128" or "scalar": what loaded
 //   gk.dispatchInfo();  // { float32: { isa: "relaxed_simd", kernel: ... }, ... }
@@ -27,7 +27,10 @@
 // instantiating anything; "auto" takes the first build of BUILDS the engine
 // validates.  Relaxed multiply-add rounds once (fused) or twice, as the host
 // CPU does it, so relaxed_simd results may differ in the last bits between
-// machines; they always meet the same k * eps bound as the others.
+// machines; they always meet the same k * eps bound as the others.  That is
+// why relaxed SIMD is an opt-in (isa "relaxed_simd" or "auto") and not the
+// default: on the machines measured (AMD Zen 4, whose adds issue beside its
+// FMAs) it gained 0-5% in node 24 and Chromium 156 (docs/performance.md).
 
 /** ABI this loader speaks (GEMMKIT_ABI_VERSION in gemmkit.h). */
 export const ABI_VERSION = 1;
@@ -98,6 +101,9 @@ export const BUILDS = Object.freeze([
   { isa: "simd128", supported: simd128Supported, refusal: SIMD_REFUSAL_MESSAGE },
   { isa: "scalar", supported: () => true, refusal: null },
 ]);
+
+/** The build loadGemmkit() loads when no isa is given. */
+export const DEFAULT_ISA = "simd128";
 
 /** The isa "auto" resolves to on this engine. */
 export function bestIsa() {
@@ -214,7 +220,7 @@ function checkDim(name, value, refuse) {
 /**
  * Instantiates one gemmkit build.
  * @param {object} [options]
- * @param {"auto"|"relaxed_simd"|"simd128"|"scalar"} [options.isa="auto"]
+ * @param {"auto"|"relaxed_simd"|"simd128"|"scalar"} [options.isa=DEFAULT_ISA]
  *   which build; "auto" is the best this engine validates (BUILDS order)
  * @param {string|URL} [options.url] where the .wasm is (default: next to
  *   this file, gemmkit-<isa>.wasm)
@@ -224,7 +230,7 @@ function checkDim(name, value, refuse) {
  *   getenv sees (default: in node, the process's GEMMKIT_* variables)
  */
 export async function loadGemmkit(options = {}) {
-  const { isa: asked = "auto", url, bytes, module, env } = options;
+  const { isa: asked = DEFAULT_ISA, url, bytes, module, env } = options;
   const names = ["auto", ...BUILDS.map((build) => build.isa)];
   if (!names.includes(asked)) {
     throw new GemmkitError(

@@ -22,7 +22,7 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 const gkmod = await importLoader();
 const {
   loadGemmkit, GemmkitError, SIMD_REFUSAL_MESSAGE, RELAXED_SIMD_REFUSAL_MESSAGE,
-  simd128Supported, relaxedSimdSupported, bestIsa,
+  simd128Supported, relaxedSimdSupported, bestIsa, DEFAULT_ISA,
 } = gkmod;
 
 const TYPES = [Float32Array, Float64Array];
@@ -273,10 +273,12 @@ describe("GEMMKIT_REQUIRE_ISA on the standalone builds", () => {
     assert.equal(gk.dispatchInfo().float32.isa, "relaxed_simd");
   });
 
-  test("isa auto loads the best build this engine validates", async () => {
-    const gk = await loadGemmkit({ env: {} });
+  test("isa auto loads the best build this engine validates; the default is simd128", async () => {
+    const gk = await loadGemmkit({ isa: "auto", env: {} });
     assert.equal(gk.isa, "relaxed_simd");
     assert.equal(gk.dispatchInfo().float32.isa, "relaxed_simd");
+    assert.equal(DEFAULT_ISA, "simd128");
+    assert.equal((await loadGemmkit({ env: {} })).isa, "simd128");
   });
 
   for (const [isa, value, pattern] of [

@@ -25,7 +25,7 @@ try {
 }
 
 try {
-  const gk = await loadGemmkit({ env: {} });
+  const gk = await loadGemmkit({ isa: "auto", env: {} });
   const [m, k, n] = [13, 17, 11];
   const a = randomArray(Float32Array, m * k, 1);
   const b = randomArray(Float32Array, k * n, 2);

@@ -33,7 +33,7 @@ try {
   const b = randomArray(Float32Array, k * n, 2);
   out.scalar = checkGemm(gk.gemm(a, b, m, k, n), a, b, m, k, n) ?? "ok";
   out.scalarIsa = gk.dispatchInfo().float32.isa;
-  out.autoIsa = (await loadGemmkit()).isa;
+  out.autoIsa = (await loadGemmkit({ isa: "auto" })).isa;
 } catch (err) {
   out.scalar = String(err);
 }
