@@ -1,25 +1,55 @@
-"""Pyodide backend: the C ABI of the simd128 side module through ctypes.
+"""Pyodide backend: the C ABI of a side module through ctypes.
 
 Bindings layer for ``sys.platform == "emscripten"``; implements the backend
 contract documented in :mod:`gemmkit._backend`.  The wheel ships the C++ core
-as ``_gemmkit_simd128.wasm``, a wasm32 side module compiled with -msimd128 and
-the pin fixed to simd128 (``wasm/build.py``).  It is deliberately not named
-``*.so``: Pyodide compiles every ``*.so`` of a wheel at install time, so on an
-engine without Wasm SIMD the install itself would fail with a CompileError.
-Instead the module is opened here, on first use, after a
-``WebAssembly.validate`` probe of a tiny simd128 module; where that fails every
-GEMM call (and ``dispatch_info()``) raises :class:`IsaError` with
-``SIMD_REFUSAL_MESSAGE``.
+as two wasm32 side modules (``wasm/build.py``):
 
-Operands are never copied: each one is exported with ``PyObject_GetBuffer``
-(numpy arrays, ``memoryview``, ``bytearray``, read-only buffers alike) and its
-address and strides go straight to the C ABI (``gemmkit_sgemm``/``_dgemm``
-for the float32/float64 short path, ``gemmkit_gemm`` and friends for every
-element type).  Buffer formats: ``'f'`` float32, ``'d'`` float64, ``'e'``
-float16, ``'b'`` int8, ``'i'`` (or a 4-byte ``'l'``) int32, ``'B'`` uint8.
-bfloat16 has no buffer format: it is read from numpy arrays of
-``ml_dtypes.bfloat16`` (exported without a format), which needs numpy and
-ml_dtypes inside Pyodide; without them no bfloat16 operand can exist.
+* ``_gemmkit_relaxed_simd.wasm``, compiled with -msimd128 -mrelaxed-simd, its
+  pin fixed by default to relaxed_simd: the scalar, simd128 and relaxed_simd
+  targets (float32/float64 through f32x4.relaxed_madd, the other types
+  through simd128);
+* ``_gemmkit_simd128.wasm``, compiled with -msimd128, its pin fixed by
+  default to simd128: the scalar and simd128 targets.
+
+They are deliberately not named ``*.so``: Pyodide compiles every ``*.so`` of
+a wheel at install time, so on an engine without Wasm SIMD (or, for the
+relaxed module, without relaxed SIMD) the install itself would fail with a
+CompileError.  Instead one of them is opened here, when gemmkit is imported,
+after ``WebAssembly.validate`` probes of tiny modules (``SIMD128_PROBE``,
+``RELAXED_SIMD_PROBE``), chosen by ``GEMMKIT_REQUIRE_ISA`` (read then; the
+module reads it again itself, before its first GEMM, and applies the pin):
+
+* unset or ``auto``: the relaxed module where the engine validates relaxed
+  SIMD, the wheel holds it and ``PREFER_RELAXED_SIMD`` is set, else the
+  simd128 module;
+* ``relaxed_simd`` (alias ``relaxed``): the relaxed module, or
+  ``RELAXED_SIMD_REFUSAL_MESSAGE`` where the engine lacks relaxed SIMD
+  (``RELAXED_MODULE_MISSING_MESSAGE`` for a wheel without that module);
+* anything else (``simd128``, ``wasm``, ``scalar``, ...): the simd128
+  module, which applies or refuses the pin.
+
+Where the engine has no simd128 at all every GEMM call (and
+``dispatch_info()``) raises :class:`IsaError` with ``SIMD_REFUSAL_MESSAGE``.
+``available_isas()`` lists what this engine runs whatever the pin:
+relaxed_simd first where the relaxed module could run.
+
+Operands are never copied.  The common case, a product of writable
+C-contiguous 2-D float32/float64 numpy arrays or memoryviews without an
+epilogue, takes a fast path: each operand's address comes from
+``ctypes.c_char.from_buffer``, its descriptor is packed with ``struct`` into
+a frame preallocated per loaded module, and ``gemmkit_gemm_batched_ex`` is
+called without argtypes conversions (one call per product).  Every other
+operand is exported with ``PyObject_GetBuffer`` (numpy arrays,
+``memoryview``, ``bytearray``, read-only buffers alike) and its address and
+strides go to the same C ABI (``gemmkit_gemm_batched_ex``,
+``gemmkit_gemm_requant_batched``, ``gemmkit_prepack_rhs``).  Both paths give
+the core the same descriptors, so every check and message is the core's.
+Buffer formats: ``'f'`` float32, ``'d'`` float64, ``'e'`` float16, ``'b'``
+int8, ``'i'`` (or a 4-byte ``'l'``) int32, ``'B'`` uint8 (and the other
+formats of :mod:`gemmkit._formats`).  bfloat16 has no buffer format: it is
+read from numpy arrays of ``ml_dtypes.bfloat16`` (exported without a
+format), which needs numpy and ml_dtypes inside Pyodide; without them no
+bfloat16 operand can exist.
 
 Results: a numpy array when numpy is importable; otherwise a C-contiguous
 ``memoryview`` of shape (m, n) over a fresh ``bytearray`` (for n == 0 a
@@ -35,6 +65,7 @@ from __future__ import annotations
 import ctypes
 import json
 import os
+import struct
 from typing import Any
 
 from ._errors import (
@@ -50,12 +81,27 @@ from ._formats import format_name
 
 NAME = "pyodide"
 
-_MODULE_FILE = "_gemmkit_simd128.wasm"
+#: The side modules of the wheel, in the folder of this file.
+SIMD128_MODULE_FILE = "_gemmkit_simd128.wasm"
+RELAXED_MODULE_FILE = "_gemmkit_relaxed_simd.wasm"
+_MODULE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+#: Whether GEMMKIT_REQUIRE_ISA unset or auto takes the relaxed module where
+#: the engine runs it (the measurements decide).
+PREFER_RELAXED_SIMD = True
 
 #: Smallest module using a simd128 instruction: (func v128.const 0; drop).
 SIMD128_PROBE = bytes(
     [0, 97, 115, 109, 1, 0, 0, 0, 1, 4, 1, 96, 0, 0, 3, 2, 1, 0, 10, 23, 1, 21,
      0, 253, 12] + [0] * 16 + [26, 11]
+)
+
+#: A module using a relaxed-SIMD instruction: (func v128.const 0 three
+#: times; f32x4.relaxed_madd; drop).  node 20 refuses it unless run with
+#: --experimental-wasm-relaxed-simd.
+RELAXED_SIMD_PROBE = bytes(
+    [0, 97, 115, 109, 1, 0, 0, 0, 1, 4, 1, 96, 0, 0, 3, 2, 1, 0, 10, 62, 1, 60, 0]
+    + ([253, 12] + [0] * 16) * 3 + [253, 133, 2, 26, 11]
 )
 
 SIMD_REFUSAL_MESSAGE = (
@@ -64,18 +110,67 @@ SIMD_REFUSAL_MESSAGE = (
     "module failed)"
 )
 
+RELAXED_SIMD_REFUSAL_MESSAGE = (
+    "gemmkit: relaxed_simd (GEMMKIT_REQUIRE_ISA=relaxed_simd) needs WebAssembly "
+    "relaxed SIMD, which this engine does not support (WebAssembly.validate of a "
+    "relaxed-SIMD module, f32x4.relaxed_madd, failed); GEMMKIT_REQUIRE_ISA=auto "
+    "or simd128 runs the simd128 build"
+)
 
-def simd128_supported() -> bool:
-    """True when the JavaScript engine under Pyodide can compile simd128."""
+RELAXED_MODULE_MISSING_MESSAGE = (
+    "gemmkit: relaxed_simd (GEMMKIT_REQUIRE_ISA=relaxed_simd) needs the relaxed-SIMD "
+    "module, which this gemmkit wheel does not have (" + RELAXED_MODULE_FILE + ")"
+)
+
+_RELAXED_PINS = ("relaxed_simd", "relaxed")
+_AUTO_PINS = ("", "auto")
+
+
+def _validates(probe: bytes) -> bool:
+    """True when the JavaScript engine under Pyodide validates ``probe``."""
     try:
         import js  # type: ignore[import-not-found]
         from pyodide.ffi import to_js  # type: ignore[import-not-found]
     except ImportError:
         return False
     try:
-        return bool(js.WebAssembly.validate(to_js(SIMD128_PROBE)))
+        return bool(js.WebAssembly.validate(to_js(probe)))
     except Exception:  # a JsException from an engine without Wasm at all
         return False
+
+
+def simd128_supported() -> bool:
+    """True when the JavaScript engine under Pyodide can compile simd128."""
+    return _validates(SIMD128_PROBE)
+
+
+def relaxed_simd_supported() -> bool:
+    """True when the JavaScript engine under Pyodide can compile relaxed SIMD."""
+    return _validates(RELAXED_SIMD_PROBE)
+
+
+def _relaxed_runs() -> bool:
+    """The wheel holds the relaxed module and this engine can compile it."""
+    return (os.path.exists(os.path.join(_MODULE_DIR, RELAXED_MODULE_FILE))
+            and relaxed_simd_supported())
+
+
+def module_path() -> str:
+    """The side module that this engine and ``GEMMKIT_REQUIRE_ISA`` (trimmed
+    and lower-cased, as the core reads it) call for; IsaError where none
+    can serve."""
+    pin = os.environ.get("GEMMKIT_REQUIRE_ISA", "").strip().lower()
+    if pin in _RELAXED_PINS:
+        if not relaxed_simd_supported():
+            raise IsaError(RELAXED_SIMD_REFUSAL_MESSAGE)
+        if not os.path.exists(os.path.join(_MODULE_DIR, RELAXED_MODULE_FILE)):
+            raise IsaError(RELAXED_MODULE_MISSING_MESSAGE)
+        return os.path.join(_MODULE_DIR, RELAXED_MODULE_FILE)
+    if not simd128_supported():
+        raise IsaError(SIMD_REFUSAL_MESSAGE)
+    if pin in _AUTO_PINS and PREFER_RELAXED_SIMD and _relaxed_runs():
+        return os.path.join(_MODULE_DIR, RELAXED_MODULE_FILE)
+    return os.path.join(_MODULE_DIR, SIMD128_MODULE_FILE)
 
 
 # --------------------------------------------------------------------------
@@ -154,6 +249,30 @@ class _Requant(ctypes.Structure):
     ]
 
 
+class _Frame(ctypes.Structure):
+    # The arguments of one fast-path gemmkit_gemm_batched_ex call: alpha and
+    # beta as (real, imaginary) pairs, then the operands a, b, out and c.
+    _fields_ = [
+        ("alpha", ctypes.c_double * 2),
+        ("beta", ctypes.c_double * 2),
+        ("ops", _Operand * 4),
+    ]
+
+
+# The frame as the struct module packs it ('@': the C compiler's sizes and
+# alignment): one pack_into, a single C call, writes it all, where setting
+# the ctypes fields costs a Python-level call each.
+_OPERAND_FIELDS = "PiiNNNnnn"
+_FRAME_3 = struct.Struct("@4d" + _OPERAND_FIELDS * 3)  # no c
+_FRAME_4 = struct.Struct("@4d" + _OPERAND_FIELDS * 4)
+# Should a platform's layout differ from ctypes', only the fast path is lost.
+_FAST_PATH = (_FRAME_4.size == ctypes.sizeof(_Frame)
+              and _FRAME_3.size == _Frame.ops.offset + 3 * ctypes.sizeof(_Operand)
+              and _Frame.beta.offset == 16 and _Frame.ops.offset == 32)
+_from_buffer = ctypes.c_char.from_buffer
+_addressof = ctypes.addressof
+
+
 class _View:
     """One exported operand as a gemmkit_operand: a matrix (2-D), a batch
     (3-D) or a vector (1-D).  Holds the buffer (and so the exporter's memory)
@@ -210,12 +329,13 @@ class _View:
         if b.suboffsets:
             raise LayoutError(f"gemmkit: {name} uses suboffsets (indirect "
                               "buffers are not supported)")
-        self.shape = tuple(b.shape[i] for i in range(nd))
-        byte_strides = tuple(b.strides[i] for i in range(nd))
-        if b.itemsize == 0 or any(s % b.itemsize for s in byte_strides):
+        self.shape = tuple(b.shape[:nd])
+        byte_strides = b.strides[:nd]
+        size = b.itemsize
+        if size == 0 or any(s % size for s in byte_strides):
             raise LayoutError(
                 f"gemmkit: {name} has strides that are not a multiple of its element size")
-        st = tuple(s // b.itemsize for s in byte_strides)
+        st = [s // size for s in byte_strides]
         op = _Operand()
         op.data = b.buf or 0
         op.dtype = codes.get(dtype, -1) if dtype else -1
@@ -309,6 +429,8 @@ class Library:
     def __init__(self, path: str) -> None:
         if not simd128_supported():
             raise IsaError(SIMD_REFUSAL_MESSAGE)
+        if os.path.basename(path) == RELAXED_MODULE_FILE and not relaxed_simd_supported():
+            raise IsaError(RELAXED_SIMD_REFUSAL_MESSAGE)
         lib = ctypes.CDLL(path)
         self.path = path
         lib.gemmkit_abi_version.restype = ctypes.c_int
@@ -325,6 +447,83 @@ class Library:
         self.codes = json.loads(lib.gemmkit_codes_json().decode())
         self.version = lib.gemmkit_version().decode()
         self.abi_version = int(lib.gemmkit_abi_version())
+        self._init_fast_path()
+
+    def _init_fast_path(self) -> None:
+        # The fast path's gemmkit_gemm_batched_ex is a function object of
+        # its own, without argtypes: every argument is passed ready made (a
+        # c_void_p into the frame, None, 0), as converting them through
+        # argtypes costs about 0.3 us per argument inside Pyodide.
+        fn = self._lib["gemmkit_gemm_batched_ex"]
+        fn.restype = ctypes.c_int
+        self._batched_ex = fn
+        # The frame lives in a bytearray, which pack_into exports for next
+        # to nothing (a ctypes object costs it more); the view over it pins
+        # its address.
+        self._frame = bytearray(ctypes.sizeof(_Frame))
+        self._frame_view = _Frame.from_buffer(self._frame)
+        base = _addressof(self._frame_view)
+        size = ctypes.sizeof(_Operand)
+        a, b, out, c = (ctypes.c_void_p(base + _Frame.ops.offset + i * size) for i in range(4))
+        alpha = ctypes.c_void_p(base + _Frame.alpha.offset)
+        beta = ctypes.c_void_p(base + _Frame.beta.offset)
+        self._args = (alpha, a, b, None, beta, None, out, None, 0)
+        self._args_c = (alpha, a, b, None, beta, c, out, None, 0)
+        # One frame per library, so no call may use it while another is
+        # between filling it and its C call's return: a finalizer run by the
+        # garbage collector in that window (or, on a threaded host, another
+        # thread; Pyodide has none) takes the general path instead.
+        self._busy = not _FAST_PATH
+        dtypes = self.codes["dtypes"]
+        self._formats = {"f": (dtypes["float32"], 4), "d": (dtypes["float64"], 8)}
+        np = _np()
+        self._ndarray = None if np is None else np.ndarray
+        self._np_f32 = None if np is None else np.dtype("float32")
+        self._np_f64 = None if np is None else np.dtype("float64")
+
+    def _fast(self, alpha: Any, a: Any, b: Any, beta: Any, c: Any, out: Any) -> int | None:
+        """The status of a product with float alpha and beta of writable
+        C-contiguous 2-D float32/float64 memoryviews or numpy arrays, run
+        through the frame: the gemmkit_operand _View would make of each
+        operand, its address read through ctypes.from_buffer, all packed by
+        one pack_into, then one C call.  None when any operand is something
+        else: the general path takes the call (and says what is wrong)."""
+        if self._busy or type(alpha) is not float or type(beta) is not float:
+            return None
+        self._busy = True
+        try:
+            fields: list[Any] = [alpha, 0.0, beta, 0.0]
+            held: list[Any] = []  # the exports, kept until the C call is over
+            kinds, keep = self._formats, held.append
+            try:
+                for x in (a, b, out) if c is None else (a, b, out, c):
+                    if type(x) is not memoryview:
+                        if type(x) is not self._ndarray or (x.dtype is not self._np_f32
+                                                            and x.dtype is not self._np_f64):
+                            return None
+                        # Read through the export, as _View does: numpy
+                        # exports canonical strides where its own differ
+                        # (a dimension of 1).
+                        x = memoryview(x)
+                    # KeyError: another type; ValueError: not 2-D, empty, a
+                    # released view; TypeError: read-only, not C-contiguous.
+                    code, size = kinds[x.format]
+                    m, n = x.shape
+                    export = _from_buffer(x)
+                    keep(export)
+                    rs, cs = x.strides
+                    if rs % size or cs % size:
+                        return None
+                    fields += (_addressof(export), code, 0, 1, m, n, 0, rs // size, cs // size)
+            except (KeyError, TypeError, ValueError, BufferError):
+                return None
+            if c is None:
+                _FRAME_3.pack_into(self._frame, 0, *fields)
+                return self._batched_ex(*self._args)
+            _FRAME_4.pack_into(self._frame, 0, *fields)
+            return self._batched_ex(*self._args_c)
+        finally:
+            self._busy = False
 
     def _abi(self, name: str) -> Any:
         """A C ABI entry, its prototype set on first use."""
@@ -352,6 +551,12 @@ class Library:
     def gemm(self, alpha: complex, a: Any, b: Any, beta: complex, c: Any, out: Any,
              epilogue: Any, flags: int = 0) -> Any:
         """The backend contract's gemm: gemmkit_gemm_batched_ex."""
+        if epilogue is None and not flags and type(b) is not _PackedHandle:
+            status = self._fast(alpha, a, b, beta, c, out)
+            if status is not None:
+                if status:
+                    self.check(status)
+                return out
         views: list[_View] = []
         codes = self.codes["dtypes"]
         try:
@@ -531,6 +736,7 @@ _CTYPE_OF = {"f": ctypes.c_float, "d": ctypes.c_double, "e": ctypes.c_uint16,
 
 _default: Library | None = None
 _default_error: IsaError | None = None
+_table: Library | None = None  # the simd128 module, for its ISA table only
 
 
 def _library() -> Library:
@@ -538,13 +744,21 @@ def _library() -> Library:
     if _default is None:
         if _default_error is not None:
             raise IsaError(str(_default_error))
-        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), _MODULE_FILE)
         try:
-            _default = Library(path)
+            _default = Library(module_path())
         except IsaError as exc:
             _default_error = exc
             raise
     return _default
+
+
+def _engine_isas(isas: list[str]) -> list[str]:
+    """A module's usable ISAs, best first, with relaxed_simd in front where
+    this engine runs the wheel's relaxed module (the simd128 module's own
+    table cannot know)."""
+    if "relaxed_simd" not in isas and _relaxed_runs():
+        return ["relaxed_simd", *isas]
+    return isas
 
 
 def _codes() -> dict[str, Any]:
@@ -598,13 +812,27 @@ def prepack_rhs(b: Any) -> tuple[_PackedHandle, dict[str, Any]]:
 
 
 def dispatch_info() -> dict[str, Any]:
-    return _library().dispatch_info()
+    info = _library().dispatch_info()
+    info["available_isas"] = _engine_isas(info["available_isas"])
+    if info["available_isas"][0] not in info["compiled_isas"]:  # the wheel compiled it
+        info["compiled_isas"] = [info["available_isas"][0], *info["compiled_isas"]]
+    return info
 
 
 def available_isas() -> list[str]:
-    """Usable here whatever the pin, best first (the C ABI's ISA table);
-    nothing where the engine cannot run the module at all."""
-    return _library().available_isas() if simd128_supported() else []
+    """Usable here whatever the pin, best first (the C ABI's ISA table,
+    relaxed_simd in front where the relaxed module could run); nothing
+    where the engine cannot run simd128 at all."""
+    global _table
+    if not simd128_supported():
+        return []
+    try:
+        lib = _library()
+    except IsaError:  # a pin that refused: the simd128 module's table answers
+        if _table is None:
+            _table = Library(os.path.join(_MODULE_DIR, SIMD128_MODULE_FILE))
+        lib = _table
+    return _engine_isas(lib.available_isas())
 
 
 def set_num_threads(n: int) -> None:
@@ -617,6 +845,12 @@ def get_num_threads() -> int:
 
 __all__ = [
     "NAME",
+    "PREFER_RELAXED_SIMD",
+    "RELAXED_MODULE_FILE",
+    "RELAXED_MODULE_MISSING_MESSAGE",
+    "RELAXED_SIMD_PROBE",
+    "RELAXED_SIMD_REFUSAL_MESSAGE",
+    "SIMD128_MODULE_FILE",
     "SIMD128_PROBE",
     "SIMD_REFUSAL_MESSAGE",
     "Library",
@@ -628,7 +862,9 @@ __all__ = [
     "matmul2d",
     "get_num_threads",
     "may_share_memory",
+    "module_path",
     "prepack_rhs",
+    "relaxed_simd_supported",
     "set_num_threads",
     "simd128_supported",
     "version",

@@ -11,8 +11,10 @@ with numpy hidden, and that every refusal reads exactly as natively."""
 from __future__ import annotations
 
 import array
+import ctypes
 import gc
 import importlib
+import shutil
 import subprocess
 import sys
 import types
@@ -361,3 +363,262 @@ def test_refusals_read_as_natively(front):
                 outcomes.append(None)
         assert outcomes[0] is not None, (i, name, kwargs)
         assert outcomes[0] == outcomes[1], (i, name, kwargs, outcomes)
+
+
+# --------------------------------------------------------------------------
+# The fast path (writable C-contiguous 2-D float32/float64 operands)
+
+def _fast_cases():
+    f = array.array("f", range(6))
+    return [
+        np.arange(12, dtype=np.float32).reshape(3, 4),
+        np.ones((5, 2)),
+        memoryview(f).cast("B").cast("f", (2, 3)),
+        memoryview(array.array("d", range(4))).cast("B").cast("d", (4, 1)),
+        np.ones((1, 3), np.float32)[:, :],
+        np.lib.stride_tricks.as_strided(np.ones(4), (1, 4), (800, 8)),  # a row's stride is free
+    ]
+
+
+def _frame_of_call(mod, lib, monkeypatch, *args):
+    """The frame and the arguments of the fast path's C call for ``args``
+    (alpha, a, b, beta, c, out), the call itself left out."""
+    seen = []
+    monkeypatch.setattr(lib, "_batched_ex", lambda *call: seen.append(
+        (mod._Frame.from_buffer_copy(bytes(lib._frame)), call)) or 0)
+    assert lib._fast(*args) == 0
+    monkeypatch.undo()
+    (frame, call), = seen
+    return frame, call
+
+
+def test_fast_path_writes_the_descriptors_of_the_general_path(backend, monkeypatch):
+    mod, lib = backend
+    cases = _fast_cases()
+    codes = lib.codes["dtypes"]
+    for i in range(len(cases)):
+        a, b, out, c = (cases[(i + j) % len(cases)] for j in range(4))
+        for with_c in (False, True):
+            frame, call = _frame_of_call(mod, lib, monkeypatch, 1.5, a, b, -0.25,
+                                         c if with_c else None, out)
+            assert list(frame.alpha) == [1.5, 0.0] and list(frame.beta) == [-0.25, 0.0]
+            assert call == (lib._args_c if with_c else lib._args)
+            for k, x in enumerate((a, b, out, c) if with_c else (a, b, out)):
+                view = mod._View("x", x, codes, writable=k == 2)
+                try:
+                    assert bytes(frame.ops[k]) == bytes(view.op), (i, k)
+                finally:
+                    view.release()
+    # The addresses the C call receives are the frame's.
+    base = ctypes.addressof(lib._frame_view)
+    assert [p.value if p else p for p in lib._args_c[:7]] == [
+        base, base + mod._Frame.ops.offset, base + mod._Frame.ops.offset
+        + ctypes.sizeof(mod._Operand), None, base + 16,
+        base + mod._Frame.ops.offset + 3 * ctypes.sizeof(mod._Operand),
+        base + mod._Frame.ops.offset + 2 * ctypes.sizeof(mod._Operand)]
+
+
+def test_fast_path_leaves_the_rest_to_the_general_path(backend):
+    mod, lib = backend
+    ro = np.ones((3, 3), np.float32)
+    ro.flags.writeable = False
+    released = memoryview(array.array("f", [1.0] * 9)).cast("B").cast("f", (3, 3))
+    released.release()
+    declined = [
+        ro,                                                  # read-only
+        np.asfortranarray(np.ones((3, 3), np.float32)),      # not C-contiguous
+        np.ones((3, 6), np.float32)[:, ::2],                 # strided
+        np.ones((3, 3), np.float16),                         # another type
+        np.ones((3, 3), ">f4"),                              # another byte order
+        np.ones((0, 3), np.float32),                         # empty
+        np.ones((1, 3, 3), np.float32),                      # a batch
+        memoryview(bytes(36)).cast("f", (3, 3)),             # read-only buffer
+        np.ones((3, 3), np.float32).view(np.recarray),       # a subclass
+        released,
+        bytearray(36),
+        [[1.0] * 3] * 3,
+    ]
+    good = np.ones((3, 3), np.float32)
+    for i, x in enumerate(declined):
+        for args in ((x, good, good), (good, x, good), (good, good, x)):
+            assert lib._fast(1.0, args[0], args[1], 0.0, None, args[2]) is None, i
+        assert lib._fast(1.0, good, good, 0.0, x, np.ones((3, 3), np.float32)) is None, i
+    out = np.zeros((3, 3), np.float32)
+    assert lib._fast(1, good, good, 0.0, None, out) is None  # only float scalars
+    assert lib._fast(1.0, good, good, 0.0, None, out) == 0 and (out == 3).all()
+
+
+def _outcome(call):
+    try:
+        call()
+    except Exception as exc:  # noqa: BLE001 - compared by the caller
+        return type(exc).__name__, str(exc)
+    return None
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_fast_path_results_and_errors_match_the_general_path(backend, dtype, monkeypatch):
+    mod, lib = backend
+    real, fast_calls = lib._batched_ex, []
+    monkeypatch.setattr(lib, "_batched_ex", lambda *call: fast_calls.append(1) or real(*call))
+    rng = np.random.default_rng(11)
+    a = rng.standard_normal((7, 5)).astype(dtype)
+    b = rng.standard_normal((5, 6)).astype(dtype)
+    c = rng.standard_normal((7, 6)).astype(dtype)
+    results = []
+    for busy in (False, True):  # busy: the frame is in use, the general path runs
+        lib._busy = busy
+        try:
+            out, cc = np.full((7, 6), np.nan, dtype), c.copy()
+            lib.gemm(1.0, a, b, 0.0, None, out, None)
+            lib.gemm(-0.5, a, b, 2.0, cc, cc, None)  # c is out: in place
+            store = np.zeros((7, 8), dtype)
+            other = "float64" if dtype == "float32" else "float32"
+            errors = [_outcome(call) for call in (
+                lambda: lib.gemm(1.0, a, a, 0.0, None, np.zeros((7, 5), dtype), None),
+                lambda: lib.gemm(1.0, a, b.astype(other), 0.0, None, out, None),
+                lambda: lib.gemm(1.0, a, b, 0.0, None, np.zeros((6, 7), dtype), None),
+                lambda: lib.gemm(1.0, store[:, :5], b, 0.0, None, store[:, 2:], None),
+                lambda: lib.gemm(1.0, a, b, 1.0, np.zeros((2, 6), dtype), out, None),
+            )]
+            results.append((out, cc, errors))
+        finally:
+            lib._busy = False
+    (out0, cc0, err0), (out1, cc1, err1) = results
+    assert len(fast_calls) == 6  # all but the strided overlap, while the frame was free
+    assert_close(out0, a, b)
+    assert_close(cc0, a, b, c, -0.5, 2.0)
+    assert np.array_equal(out0, out1) and np.array_equal(cc0, cc1)
+    assert all(e is not None for e in err0), err0
+    assert err0 == err1
+
+
+# --------------------------------------------------------------------------
+# Choosing the side module: GEMMKIT_REQUIRE_ISA, the engine's probes, the
+# wheel's files
+
+@pytest.fixture()
+def chooser(backend, tmp_path, monkeypatch):
+    """_pyodide with its module folder at tmp_path, the engine's answers set
+    by the test: choose(pin, simd128=..., relaxed=..., files=...)."""
+    mod, _ = backend
+    monkeypatch.setattr(mod, "_MODULE_DIR", str(tmp_path))
+
+    def choose(pin, simd128=True, relaxed=False, files=("simd128", "relaxed"), prefer=True):
+        for f in tmp_path.iterdir():
+            f.unlink()
+        for name in files:
+            (tmp_path / {"simd128": mod.SIMD128_MODULE_FILE,
+                         "relaxed": mod.RELAXED_MODULE_FILE}[name]).write_bytes(b"")
+        monkeypatch.setattr(mod, "simd128_supported", lambda: simd128)
+        monkeypatch.setattr(mod, "relaxed_simd_supported", lambda: relaxed and simd128)
+        monkeypatch.setattr(mod, "PREFER_RELAXED_SIMD", prefer)
+        if pin is None:
+            monkeypatch.delenv("GEMMKIT_REQUIRE_ISA", raising=False)
+        else:
+            monkeypatch.setenv("GEMMKIT_REQUIRE_ISA", pin)
+        try:
+            return mod.os.path.basename(mod.module_path())
+        except mod.IsaError as exc:
+            return str(exc)
+
+    return mod, choose
+
+
+def test_module_choice(chooser):
+    mod, choose = chooser
+    simd, relaxed = mod.SIMD128_MODULE_FILE, mod.RELAXED_MODULE_FILE
+    for pin in (None, "", "auto", " AUTO "):
+        assert choose(pin, relaxed=True) == relaxed, pin
+        assert choose(pin) == simd, pin
+        assert choose(pin, relaxed=True, prefer=False) == simd, pin
+        assert choose(pin, relaxed=True, files=("simd128",)) == simd, pin  # an older wheel
+        assert choose(pin, simd128=False) == mod.SIMD_REFUSAL_MESSAGE, pin
+    for pin in ("relaxed_simd", "relaxed", "Relaxed_SIMD "):
+        assert choose(pin, relaxed=True) == relaxed, pin
+        assert choose(pin, relaxed=True, prefer=False) == relaxed, pin
+        assert choose(pin) == mod.RELAXED_SIMD_REFUSAL_MESSAGE, pin
+        assert choose(pin, simd128=False) == mod.RELAXED_SIMD_REFUSAL_MESSAGE, pin
+        assert choose(pin, relaxed=True, files=("simd128",)) == \
+            mod.RELAXED_MODULE_MISSING_MESSAGE, pin
+    for pin in ("simd128", "wasm", "scalar", "fma", "nonsense"):  # the module judges these
+        assert choose(pin, relaxed=True) == simd, pin
+        assert choose(pin) == simd, pin
+        assert choose(pin, simd128=False) == mod.SIMD_REFUSAL_MESSAGE, pin
+    assert "relaxed SIMD" in mod.RELAXED_SIMD_REFUSAL_MESSAGE
+    assert "WebAssembly.validate" in mod.RELAXED_SIMD_REFUSAL_MESSAGE
+    assert mod.RELAXED_MODULE_FILE in mod.RELAXED_MODULE_MISSING_MESSAGE
+
+
+@pytest.fixture()
+def wheel_dir(backend, host_lib, tmp_path, monkeypatch):
+    """The host library copied under both side-module names into a folder
+    the backend opens them from (each copy a library instance of its own),
+    no module loaded yet, GEMMKIT_REQUIRE_ISA unset."""
+    mod, _ = backend
+    for name in (mod.SIMD128_MODULE_FILE, mod.RELAXED_MODULE_FILE):
+        shutil.copyfile(host_lib, tmp_path / name)
+    monkeypatch.setattr(mod, "_MODULE_DIR", str(tmp_path))
+    monkeypatch.setattr(mod, "_default", None)
+    monkeypatch.setattr(mod, "_default_error", None)
+    monkeypatch.setattr(mod, "_table", None)
+    monkeypatch.delenv("GEMMKIT_REQUIRE_ISA", raising=False)
+    return mod, tmp_path
+
+
+def test_loaded_module_and_isas(wheel_dir, monkeypatch):
+    mod, folder = wheel_dir
+    monkeypatch.setattr(mod, "relaxed_simd_supported", lambda: True)
+    lib = mod._library()
+    assert lib.path == str(folder / mod.RELAXED_MODULE_FILE)
+    # The host library's table has only scalar; the relaxed module ran.
+    assert mod.available_isas() == ["relaxed_simd", "scalar"]
+    info = mod.dispatch_info()
+    assert info["available_isas"] == ["relaxed_simd", "scalar"]
+    assert info["compiled_isas"][0] == "relaxed_simd"
+    a = np.ones((2, 3), np.float32)
+    assert (mod.gemm(1.0, a, a.T.copy(), 0.0, None, np.zeros((2, 2), np.float32), None)
+            == 3).all()
+    # Pinned to scalar (the host library runs no simd128) on the same
+    # engine: the simd128 module, and relaxed_simd is still what the engine
+    # could run.
+    monkeypatch.setattr(mod, "_default", None)
+    monkeypatch.setenv("GEMMKIT_REQUIRE_ISA", "scalar")
+    assert mod._library().path == str(folder / mod.SIMD128_MODULE_FILE)
+    assert mod.available_isas() == ["relaxed_simd", "scalar"]
+    # Without relaxed SIMD in the engine nothing names it.
+    monkeypatch.setattr(mod, "relaxed_simd_supported", lambda: False)
+    assert mod.available_isas() == ["scalar"]
+    assert mod.dispatch_info()["available_isas"] == ["scalar"]
+    assert "relaxed_simd" not in mod.dispatch_info()["compiled_isas"]
+
+
+def test_relaxed_pin_refuses_without_relaxed_simd(wheel_dir, monkeypatch):
+    mod, folder = wheel_dir
+    monkeypatch.setattr(mod, "relaxed_simd_supported", lambda: False)
+    monkeypatch.setenv("GEMMKIT_REQUIRE_ISA", "relaxed")
+    a = np.ones((2, 2), np.float32)
+    for call in (lambda: mod.gemm(1.0, a, a, 0.0, None, np.zeros((2, 2), np.float32), None),
+                 mod.dispatch_info, lambda: mod.matmul2d(a, a)):
+        with pytest.raises(mod.IsaError) as info:
+            call()
+        assert str(info.value) == mod.RELAXED_SIMD_REFUSAL_MESSAGE
+    # What the engine runs is still reported, from the simd128 module's table.
+    assert mod.available_isas() == ["scalar"]
+    # Opening the relaxed module by hand refuses the same way.
+    with pytest.raises(mod.IsaError, match="relaxed SIMD"):
+        mod.Library(str(folder / mod.RELAXED_MODULE_FILE))
+
+
+def test_relaxed_pin_refuses_an_older_wheel(wheel_dir, monkeypatch):
+    mod, folder = wheel_dir
+    (folder / mod.RELAXED_MODULE_FILE).unlink()
+    monkeypatch.setattr(mod, "relaxed_simd_supported", lambda: True)
+    monkeypatch.setenv("GEMMKIT_REQUIRE_ISA", "relaxed_simd")
+    with pytest.raises(mod.IsaError) as info:
+        mod.dispatch_info()
+    assert str(info.value) == mod.RELAXED_MODULE_MISSING_MESSAGE
+    assert mod.available_isas() == ["scalar"]
+    monkeypatch.setattr(mod, "_default_error", None)
+    monkeypatch.delenv("GEMMKIT_REQUIRE_ISA")
+    assert mod._library().path == str(folder / mod.SIMD128_MODULE_FILE)  # auto falls back
