@@ -87,8 +87,11 @@ RELAXED_MODULE_FILE = "_gemmkit_relaxed_simd.wasm"
 _MODULE_DIR = os.path.dirname(os.path.abspath(__file__))
 
 #: Whether GEMMKIT_REQUIRE_ISA unset or auto takes the relaxed module where
-#: the engine runs it (the measurements decide).
-PREFER_RELAXED_SIMD = True
+#: the engine runs it.  Off: relaxed SIMD is an opt-in (GEMMKIT_REQUIRE_ISA=
+#: relaxed_simd), since relaxed_madd rounds as the host CPU does (results
+#: differ in the last bits between machines) and it gained only 0-5% on the
+#: machines measured (AMD Zen 4, node 24 and Chromium 156; docs/browser.md).
+PREFER_RELAXED_SIMD = False
 
 #: Smallest module using a simd128 instruction: (func v128.const 0; drop).
 SIMD128_PROBE = bytes(

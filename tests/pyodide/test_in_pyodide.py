@@ -14,9 +14,14 @@ from pytest_pyodide import run_in_pyodide
 @run_in_pyodide(packages=["gemmkit"])
 def test_dispatch_table_names_every_family(selenium):
     import gemmkit
+    from gemmkit import _pyodide
 
     info = gemmkit.dispatch_info()
-    assert info["backend"] == "pyodide" and info["available_isas"] == ["simd128", "scalar"]
+    # relaxed_simd is available where the engine runs it (Chromium), never
+    # the default (an opt-in: _pyodide.PREFER_RELAXED_SIMD).
+    relaxed = ["relaxed_simd"] if _pyodide.relaxed_simd_supported() else []
+    assert info["backend"] == "pyodide"
+    assert info["available_isas"] == relaxed + ["simd128", "scalar"], info["available_isas"]
     want = {"float32": "f32_gemm_8x4", "float64": "f64_gemm_4x4", "int8": "int8_gemm_8x4",
             "int32": "i32_gemm_8x4", "int64": "i64_gemm_4x4", "complex64": "c64_gemm_4x3",
             "complex128": "c128_gemm_2x3", "bool": "bool_gemm_8x4"}
@@ -36,11 +41,9 @@ def test_every_pin_of_the_pyodide_backend(selenium):
     import gemmkit
     from gemmkit import _pyodide
 
-    src = os.path.join(os.path.dirname(_pyodide.__file__), "_gemmkit_simd128.wasm")
-
-    def fresh(i, value):
+    def fresh(i, value, module=_pyodide.SIMD128_MODULE_FILE):
         path = f"/tmp/gemmkit_pin_{i}.wasm"
-        shutil.copyfile(src, path)
+        shutil.copyfile(os.path.join(os.path.dirname(_pyodide.__file__), module), path)
         if value is None:
             os.environ.pop("GEMMKIT_REQUIRE_ISA", None)
         else:
@@ -56,8 +59,22 @@ def test_every_pin_of_the_pyodide_backend(selenium):
             ("WASM", "simd128"), (" Scalar ", "scalar")]
     refused = [("avx512f", "avx512f"), ("fma", "fma"), ("avx2", "fma"), ("neon", "neon"),
                ("vnni", "avx512vnni"), ("bf16", "avx512bf16"), ("dq", "avx512dq"),
-               ("foo", "unknown value 'foo'")]
+               ("foo", "unknown value 'foo'"),
+               ("relaxed_simd", "compiled without the relaxed_simd kernels")]
+    # The relaxed module, where the engine runs it: its pins, and its
+    # default (relaxed_simd for float32; complex64 on its base, simd128).
+    relaxed_runs = [(None, "relaxed_simd", "simd128"), ("Relaxed", "relaxed_simd", "simd128"),
+                    ("simd128", "simd128", "simd128"), ("scalar", "scalar", "scalar")]
     i = 0
+    if _pyodide.relaxed_simd_supported():
+        for value, isa, complex_isa in relaxed_runs:
+            lib = fresh(i, value, _pyodide.RELAXED_MODULE_FILE)
+            i += 1
+            info = lib.dispatch_info()
+            assert info["float32"]["isa"] == isa and info["float64"]["isa"] == isa, (value, info)
+            assert info["complex64"]["isa"] == complex_isa, (value, info)
+            a, b = operands()
+            assert lib.gemm2d(a, b, None, 1.0, 0.0, None).tolist() == [[4.0, 5.0], [10.0, 11.0]]
     for value, isa in runs:
         lib = fresh(i, value)
         i += 1
@@ -108,7 +125,10 @@ def test_public_api_refuses_an_x86_pin(selenium_standalone):
                 raise AssertionError("no IsaError")
     assert len(set(messages)) == 1, messages
     assert "avx512f" in messages[0] and "wasm32" in messages[0], messages[0]
-    assert gemmkit.available_isas() == ["simd128", "scalar"]
+    from gemmkit import _pyodide
+
+    relaxed = ["relaxed_simd"] if _pyodide.relaxed_simd_supported() else []
+    assert gemmkit.available_isas() == relaxed + ["simd128", "scalar"]
 
 
 @run_in_pyodide(packages=["gemmkit"])

@@ -569,6 +569,11 @@ def wheel_dir(backend, host_lib, tmp_path, monkeypatch):
 def test_loaded_module_and_isas(wheel_dir, monkeypatch):
     mod, folder = wheel_dir
     monkeypatch.setattr(mod, "relaxed_simd_supported", lambda: True)
+    # By default relaxed SIMD is an opt-in: auto opens the simd128 module.
+    assert mod.PREFER_RELAXED_SIMD is False
+    assert mod._library().path == str(folder / mod.SIMD128_MODULE_FILE)
+    monkeypatch.setattr(mod, "_default", None)
+    monkeypatch.setattr(mod, "PREFER_RELAXED_SIMD", True)
     lib = mod._library()
     assert lib.path == str(folder / mod.RELAXED_MODULE_FILE)
     # The host library's table has only scalar; the relaxed module ran.
