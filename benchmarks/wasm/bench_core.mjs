@@ -220,12 +220,12 @@ const median = (xs) => {
   return s.length % 2 ? s[h] : (s[h - 1] + s[h]) / 2;
 };
 
-async function peakOrNull(simd, timing, log) {
+async function peakOrNull(kind, timing, log) {
   try {
-    return await measurePeak(simd, timing.peakChains,
+    return await measurePeak(kind, timing.peakChains,
       { minMs: timing.minMs, samples: timing.peakSamples });
   } catch (err) {
-    log(`  ${simd ? "simd128" : "scalar"} peak skipped: ${err.message}`);
+    log(`  ${kind} peak skipped: ${err.message}`);
     return null;
   }
 }
@@ -281,9 +281,10 @@ export async function runBenchmark({
     log(`  round ${round + 1}/${rounds} done`);
   }
 
-  const hasSimd = !!builds.simd128;
-  const peakSimd = hasSimd ? await peakOrNull(true, timing, log) : null;
-  const peakScalar = await peakOrNull(false, timing, log);
+  const peakSimd = builds.simd128 ? await peakOrNull("simd128", timing, log) : null;
+  const peakScalar = await peakOrNull("scalar", timing, log);
+  // Only where the relaxed build loaded: the engine validates relaxed SIMD.
+  const peakRelaxed = builds.relaxed_simd ? await peakOrNull("relaxed_simd", timing, log) : null;
   const rows = [];
   const get = (name, dtype, n) => rows.find((r) => r.impl === name && r.dtype === dtype && r.n === n);
   for (const impl of impls) {
@@ -335,6 +336,15 @@ export async function runBenchmark({
     });
     log(`${"simd128 f32 / simd128 peak".padEnd(42)}${fracs.join("")}`);
   }
+  if (peakRelaxed) {
+    log(`measured peak: f32x4.relaxed_madd ${peakRelaxed.best.median.toFixed(1)} GFLOP/s ` +
+      `(max ${peakRelaxed.best.max.toFixed(1)}, ${peakRelaxed.best.chains} chains)`);
+    const fracs = sizes.map((n) => {
+      const r = get("gemmkit relaxed_simd", "float32", n);
+      return pad(r ? `${((100 * r.median) / peakRelaxed.best.median).toFixed(0)}% ` : "-", 15);
+    });
+    log(`${"relaxed_simd f32 / relaxed_madd peak".padEnd(42)}${fracs.join("")}`);
+  }
   const noisy = rows.filter((r) => r.noisy).length;
   log(rounds > 1
     ? `* rounds spread > ${100 * NOISY_SPREAD}% of the median (noisy): ${noisy} of ${rows.length} rows`
@@ -358,7 +368,10 @@ export async function runBenchmark({
       [isa, { dispatch: gk.dispatchInfo(), instantiateMs: gk.instantiateMs }])),
     skipped,
     notes,
-    peaks: { simd128_f32_mul_add: peakSimd, scalar_f32_mul_add: peakScalar },
+    peaks: {
+      simd128_f32_mul_add: peakSimd, scalar_f32_mul_add: peakScalar,
+      relaxed_simd_f32_madd: peakRelaxed,
+    },
     rows,
     ratios,
     verified: wrong.length === 0,

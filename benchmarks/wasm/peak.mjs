@@ -1,7 +1,7 @@
 // Measured peak of this engine + CPU for the arithmetic gemmkit's wasm
 // kernels use: independent chains of acc = acc * m + c (f32x4.mul then
-// f32x4.add, as the simd128 token does; scalar f32.mul + f32.add for the
-// scalar build).  The modules are written byte by byte here, so what runs is
+// f32x4.add, as the simd128 token does; one f32x4.relaxed_madd, as the
+// relaxed_simd token does; scalar f32.mul + f32.add for the scalar build).  The modules are written byte by byte here, so what runs is
 // exactly those instructions, with no compiler in between.
 //
 // The number of chains matters: mul+add latency needs about 13 in flight on
@@ -41,13 +41,20 @@ const OP = {
   localGet: 0x20, localSet: 0x21, i32Const: 0x41, i32Sub: 0x6b, brIf: 0x0d,
   loop: 0x03, end: 0x0b, f32Const: 0x43, f32Add: 0x92, f32Mul: 0x94,
 };
-const SIMD_OP = { v128Const: 0x0c, f32x4ExtractLane: 0x1f, f32x4Add: 228, f32x4Mul: 230 };
+const SIMD_OP = {
+  v128Const: 0x0c, f32x4ExtractLane: 0x1f, f32x4Add: 228, f32x4Mul: 230, f32x4RelaxedMadd: 0x105,
+};
+
+/** The arithmetic a peak is measured for. */
+export const PEAK_KINDS = Object.freeze(["scalar", "simd128", "relaxed_simd"]);
 
 /**
  * (func (param $iters i32) (result f32)) running `chains` independent
- * acc = acc * m + c chains, `iters` times.
+ * acc = acc * m + c chains, `iters` times, with the arithmetic of `kind`
+ * (PEAK_KINDS).
  */
-function peakModule(chains, simd) {
+function peakModule(chains, kind) {
+  const simd = kind !== "scalar";
   const T = simd ? V128 : F32;
   // locals after the param (index 0): acc[0..chains), m, c
   const m = 1 + chains;
@@ -61,9 +68,13 @@ function peakModule(chains, simd) {
   body.push(OP.loop, 0x40);
   for (let k = 0; k < chains; k++) {
     body.push(OP.localGet, 1 + k, OP.localGet, m);
-    body.push(...(simd ? [SIMD, ...uleb(SIMD_OP.f32x4Mul)] : [OP.f32Mul]));
-    body.push(OP.localGet, c);
-    body.push(...(simd ? [SIMD, ...uleb(SIMD_OP.f32x4Add)] : [OP.f32Add]));
+    if (kind === "relaxed_simd") {
+      body.push(OP.localGet, c, SIMD, ...uleb(SIMD_OP.f32x4RelaxedMadd));
+    } else {
+      body.push(...(simd ? [SIMD, ...uleb(SIMD_OP.f32x4Mul)] : [OP.f32Mul]));
+      body.push(OP.localGet, c);
+      body.push(...(simd ? [SIMD, ...uleb(SIMD_OP.f32x4Add)] : [OP.f32Add]));
+    }
     body.push(OP.localSet, 1 + k);
   }
   body.push(OP.localGet, 0, OP.i32Const, ...sleb(1), OP.i32Sub, OP.localSet, 0);
@@ -88,10 +99,10 @@ function peakModule(chains, simd) {
 }
 
 /** Best GFLOP/s over `samples` timed runs of >= minMs each. */
-async function measure(chains, simd, { minMs = 60, samples = 5 } = {}) {
-  const { instance } = await WebAssembly.instantiate(peakModule(chains, simd));
+async function measure(chains, kind, { minMs = 60, samples = 5 } = {}) {
+  const { instance } = await WebAssembly.instantiate(peakModule(chains, kind));
   const peak = instance.exports.peak;
-  const flopsPerIter = chains * (simd ? 4 : 1) * 2;
+  const flopsPerIter = chains * (kind === "scalar" ? 1 : 4) * 2;
   let iters = 1 << 16;
   const t0 = performance.now();
   while (performance.now() - t0 < 150) peak(iters); // tier-up
@@ -112,11 +123,12 @@ async function measure(chains, simd, { minMs = 60, samples = 5 } = {}) {
 }
 
 /** Sweeps the chain count; returns the best and every point. */
-export async function measurePeak(simd, chainCounts = [8, 10, 12, 13, 14], opts = {}) {
+export async function measurePeak(kind, chainCounts = [8, 10, 12, 13, 14], opts = {}) {
+  if (!PEAK_KINDS.includes(kind)) throw new Error(`measurePeak: unknown kind ${kind}`);
   const sweep = {};
   let best = { chains: 0, median: 0, max: 0 };
   for (const chains of chainCounts) {
-    const r = await measure(chains, simd, opts);
+    const r = await measure(chains, kind, opts);
     sweep[chains] = r;
     if (r.median > best.median) best = { chains, ...r };
   }

@@ -55,6 +55,9 @@ def check_report(report, engine_word, relaxed_expected):
         assert sorted(int(n) for n in report["ratios"][label]) == SIZES, label
     assert (("relaxed_simd / simd128 f32" in report["ratios"]) == relaxed_expected)
     assert report["peaks"]["simd128_f32_mul_add"]["best"]["chains"] > 0
+    relaxed_peak = report["peaks"]["relaxed_simd_f32_madd"]
+    assert (relaxed_peak is not None) == relaxed_expected
+    assert relaxed_peak is None or relaxed_peak["best"]["chains"] > 0
 
 
 @pytest.mark.parametrize("where", ["worker", "page"])
