@@ -607,6 +607,12 @@ def gemm(a, b, c=None, *, alpha=1.0, beta=0.0, out=None, out_dtype=None, bias=No
     >>> gemmkit.gemm(m, m).tolist()
     [[7.0, 10.0], [15.0, 22.0]]
     """
+    if (c is None and out_dtype is None and bias is None and activation is None
+            and conj_a is False and conj_b is False and type(alpha) is float
+            and type(beta) is float):
+        done = _plain_gemm(a, b, alpha, beta, out)
+        if done is not None:
+            return done
     caller_out = out
     a0, b0, c0 = a, b, c
     a, b, out = _matrices("gemm", a, b, out)
@@ -624,6 +630,40 @@ def gemm(a, b, c=None, *, alpha=1.0, beta=0.0, out=None, out_dtype=None, bias=No
     out = _dt.new_result(res, m, n, a)
     _gemm(al, a, b._handle if type(b) is PackedRhs else b, be, c, out, epi, flags)
     return _returned(out, a0, b0, c0)
+
+
+def _plain_gemm(a, b, alpha, beta, out):
+    """gemm's shortcut for a plain product (no c, epilogue, conjugation or
+    out_dtype; float alpha and beta) of 2-D numpy arrays, or of memoryviews
+    without numpy: what the general path would pass the backend, without
+    its helpers, for small products' sake.  None when the operands are
+    anything else, or the general path would refuse them (it then takes the
+    call and raises its own error)."""
+    if _np is None:
+        kind = memoryview
+    elif type(a) is _ndarray:
+        kind = _ndarray
+    else:
+        return None
+    if (type(a) is not kind or type(b) is not kind
+            or (out is not None and type(out) is not kind)):
+        return None  # operands the general path converts (or refuses)
+    if a.ndim != 2 or b.ndim != 2 or (out is not None and out.ndim != 2):
+        return None
+    in_name = _dt.operand_dtype(a)
+    outs = _dt.PAIRS.get(in_name)
+    if outs is None:
+        return None
+    if out is not None and _dt.operand_dtype(out) != outs[0]:
+        return None
+    if in_name in _dt.COMPLEX:  # what _dt.scalar makes of a float (real types: itself)
+        alpha, beta = complex(alpha), complex(beta)
+    if out is not None:
+        _gemm(alpha, a, b, beta, None, out, None, 0)
+        return out
+    out = _dt.new_result(outs[0], a.shape[0], b.shape[1], a)
+    _gemm(alpha, a, b, beta, None, out, None, 0)
+    return out
 
 
 @_docstring(scalars=_SCALAR_PARAMS, outs=_OUT_PARAMS, epilogue=_EPILOGUE_PARAMS,

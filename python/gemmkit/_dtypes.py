@@ -18,7 +18,7 @@ import sys
 
 from ._backend import backend
 from ._errors import ArgumentError, DTypeError, ShapeError, WorkspaceError
-from ._formats import FORMAT_OF, format_name
+from ._formats import FORMAT_NAMES, FORMAT_OF, format_name
 
 try:  # numpy is optional under Pyodide, where buffers work without it
     import numpy as _np
@@ -93,8 +93,20 @@ def describe(x) -> str:
     return type(x).__name__
 
 
+# A memoryview's format -> format_name's answer, for every format whose
+# name does not depend on the item size (all but C long's 'l' and 'L'),
+# bare or with a byte-order prefix: one lookup per operand per call.
+_BY_FORMAT = {fmt: format_name(fmt, 0) for fmt in
+              (prefix + code for code in FORMAT_NAMES for prefix in ("", "@", "=", "<", ">"))
+              if format_name(fmt, 0) is not None}
+
+
 def operand_dtype(x) -> str | None:
     """gemmkit's element type name of a numpy array or memoryview, or None."""
+    if type(x) is memoryview:  # no dtype attribute; memoryview has no subclasses
+        fmt = x.format
+        name = _BY_FORMAT.get(fmt)
+        return name if name is not None else format_dtype_name(fmt, x.itemsize)
     dt = getattr(x, "dtype", None)
     if dt is not None and _np is not None and isinstance(dt, _np.dtype):
         return np_dtype_name(dt)

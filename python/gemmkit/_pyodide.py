@@ -798,7 +798,8 @@ def version() -> str:
 
 def gemm(alpha: complex, a: Any, b: Any, beta: complex, c: Any, out: Any, epilogue: Any,
          flags: int = 0) -> Any:
-    return _library().gemm(alpha, a, b, beta, c, out, epilogue, flags)
+    lib = _default if _default is not None else _library()  # per call: no extra frame
+    return lib.gemm(alpha, a, b, beta, c, out, epilogue, flags)
 
 
 def matmul2d(a: Any, b: Any) -> Any:

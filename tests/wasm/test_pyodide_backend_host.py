@@ -627,3 +627,90 @@ def test_relaxed_pin_refuses_an_older_wheel(wheel_dir, monkeypatch):
     monkeypatch.setattr(mod, "_default_error", None)
     monkeypatch.delenv("GEMMKIT_REQUIRE_ISA")
     assert mod._library().path == str(folder / mod.SIMD128_MODULE_FILE)  # auto falls back
+
+
+def _front_calls(api, mv, arr):
+    """Plain gemm calls (the front end's shortcut) and their near misses,
+    each returning what the caller sees (or raising)."""
+    a, b = arr("float32", [[1, -2, 3], [-4, 5, -6]]), arr("float32", [[7, -8], [9, 10], [-11, 12]])
+    ad, bd = arr("float64", [[1, 2], [3, 4]]), arr("float64", [[0.5, 1], [2, -1]])
+    ai, bi = arr("int8", [[1, -2], [3, 4]]), arr("int8", [[5, 6], [-7, 8]])
+    released = arr("float32", [[1, 2], [3, 4]])
+    if mv:
+        released.release()
+    else:
+        released = None
+
+    def tolist(x):
+        return x.tolist() if hasattr(x, "tolist") else x
+
+    def into(out, **kw):
+        return lambda: (lambda got: (got is out, tolist(out)))(
+            api.gemm(kw.pop("a", a), kw.pop("b", b), out=out, **kw))
+
+    return [
+        lambda: tolist(api.gemm(a, b)),
+        lambda: tolist(api.gemm(a, b, alpha=-0.5, beta=3.0)),
+        lambda: tolist(api.gemm(ad, bd, alpha=2.0)),
+        lambda: tolist(api.gemm(ai, bi)),
+        into(arr("float32", [[0, 0], [0, 0]])),
+        into(arr("float64", [[0, 0], [0, 0]])),        # a dtype mismatch of out
+        into(arr("float32", [[0, 0, 0], [0, 0, 0]])),  # a shape mismatch of out
+        lambda: tolist(api.gemm(a, a)),                # k disagrees
+        lambda: tolist(api.gemm(a, bd)),               # a type pair gemm lacks
+        lambda: tolist(api.gemm(arr("float32", [1, 2]), b)),  # not 2-D
+        lambda: tolist(api.gemm(a, b, alpha=True)),    # not a float: the general path
+        *([lambda: tolist(api.gemm(a, released))] if released is not None else []),
+        lambda: tolist(api.gemm(ai, bi, alpha=1.5)),   # the core's int8 domain
+    ]
+
+
+@pytest.mark.parametrize("numpy_present", [True, False])
+def test_front_end_shortcut_matches_the_general_path(front, monkeypatch, numpy_present):
+    """gemm's shortcut for plain products (_api._plain_gemm) gives every
+    call the results and errors of the general path, and takes the plain
+    calls of both operand kinds."""
+    api, mod, lib = front
+    if numpy_present:
+        def arr(dtype, rows):
+            return np.array(rows, dtype=dtype)
+    else:
+        dtypes = importlib.import_module("gkhost._dtypes")
+        requant = importlib.import_module("gkhost._requant")
+        packed = importlib.import_module("gkhost._packed")
+        for m, name, value in ((api, "_np", None), (api, "_ndarray", None), (api, "_F32", None),
+                               (api, "_F64", None), (dtypes, "_np", None),
+                               (requant, "_np", None), (packed, "_np", None),
+                               (mod, "_np", lambda: None)):
+            monkeypatch.setattr(m, name, value)
+
+        def arr(dtype, rows):
+            code = {"float32": "f", "float64": "d", "int8": "b"}[dtype]
+            if not isinstance(rows[0], list):
+                return memoryview(array.array(code, rows))
+            return _mv(code, rows)
+    shortcut, taken = api._plain_gemm, []
+
+    def counted(*args):
+        got = shortcut(*args)
+        taken.append(got is not None)
+        return got
+
+    outcomes = []
+    for plain in (counted, lambda *args: None):
+        monkeypatch.setattr(api, "_plain_gemm", plain)
+        outcomes.append([(_outcome(call), _result(call)) for call in
+                         _front_calls(api, not numpy_present, arr)])
+    assert outcomes[0] == outcomes[1]
+    # The four new results and the matching out went through the shortcut
+    # (each call runs twice: for its outcome and for its result); the int8
+    # call the core refuses raised inside it, the rest fell back.
+    assert sum(taken) == 10, taken
+    assert all(err is not None for err, _ in outcomes[0][5:]), outcomes[0]
+
+
+def _result(call):
+    try:
+        return call()
+    except Exception:  # noqa: BLE001 - its outcome is compared by _outcome
+        return None
