@@ -89,8 +89,9 @@ _MODULE_DIR = os.path.dirname(os.path.abspath(__file__))
 #: Whether GEMMKIT_REQUIRE_ISA unset or auto takes the relaxed module where
 #: the engine runs it.  Off: relaxed SIMD is an opt-in (GEMMKIT_REQUIRE_ISA=
 #: relaxed_simd), since relaxed_madd rounds as the host CPU does (results
-#: differ in the last bits between machines) and it gained only 0-5% on the
-#: machines measured (AMD Zen 4, node 24 and Chromium 156; docs/browser.md).
+#: differ in the last bits between machines) and it gained only 3-9% for
+#: float32 and nothing for float64 in Chromium 156 on AMD Zen 4
+#: (docs/browser.md).
 PREFER_RELAXED_SIMD = False
 
 #: Smallest module using a simd128 instruction: (func v128.const 0; drop).
