@@ -14,6 +14,7 @@ matplotlib path runs on the host Python against numpy."""
 from __future__ import annotations
 
 import ast
+import contextlib
 import hashlib
 import json
 import os
@@ -91,17 +92,22 @@ def site(request):
     return _build(request, SITE, online=False)
 
 
-def _serve(directory):
+@contextlib.contextmanager
+def _served(directory):
+    """The URL of ``directory`` served on 127.0.0.1 (web-demo/serve.py's server)."""
     serve = _load("gemmkit_web_demo_serve", REPO / "web-demo" / "serve.py")
-    return serve.serve_in_thread(port=0, quiet=True, directory=str(directory))
+    server = serve.serve_in_thread(port=0, quiet=True, directory=str(directory))
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 @pytest.fixture(scope="module")
 def site_url(site):
-    server = _serve(site[0])
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with _served(site[0]) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -112,10 +118,8 @@ def online_site(request):
 
 @pytest.fixture(scope="module")
 def online_url(online_site):
-    server = _serve(online_site[0])
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with _served(online_site[0]) as url:
+        yield url
 
 
 def tour_cells(site_dir) -> list[str]:
