@@ -1,8 +1,10 @@
 // L7 target relaxed_simd: the float32 and float64 families with
 // relaxed_madd; the other types come from the simd128 target (the
 // registry's base).  Tiles as simd128's (8x4, f64 4x4: 8 accumulators +
-// 2 A + 1 B = 11 live v128 of V8's 15 xmm on x64): a fused multiply-add
-// frees no register, it only drops the separate add.
+// 2 A + 1 B = 11 live v128 of V8's 15 xmm on x64).  The fused form frees
+// the product's register, but the same sweep as simd128's (its target.hpp)
+// found no better tile: 12x3 (13 values) matched 8x4 at 1024 and lost at 256
+// (edge tiles), 8x5, 4x8 and 12x4 lost everywhere.
 //
 // Without -mrelaxed-simd this target builds the scalar token and says so
 // (compiled_with_relaxed_simd), so a relaxed_simd pin refuses to run rather

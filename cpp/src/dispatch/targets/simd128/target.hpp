@@ -1,6 +1,10 @@
-// L7 target simd128: 8x4 tiles (f64 4x4): 8 accumulators + 2 A + 1 B = 11
-// live v128 values; V8 gives wasm 15 xmm registers on x64 and spills past
-// that.
+// L7 target simd128: 8x4 tiles (f64 4x4): 8 accumulators + 2 A + 1 B + the
+// unfused product = 12 live v128 values; V8 gives wasm 15 xmm registers on
+// x64 and spills past that.  Measured 2026-12-02 (AMD Zen 4; float32 at 256
+// and 1024 against XNNPACK in the same run, node 20, node 24 and Chromium
+// 156): 8x4 led in all three; 12x3 ran at 0.5-0.65x of it in node 20 and at
+// 256 elsewhere, 8x5 at 0.5x, 4x8 at 0.4-0.8x, 8x3 at 0.9x and 12x4 (16
+// values: spills) at 0.5-0.6x.  Unrolling the depth loop by 2 lost too.
 //
 // Selected at compile time: without -msimd128 this target builds the scalar
 // token instead and says so (compiled_with_simd128), so a simd128-pinned
