@@ -70,3 +70,13 @@ export function checkGemm(got, a, b, m, k, n, { alpha = 1, beta = 0, c = null } 
   }
   return null;
 }
+
+/** Whether a module's bytes hold a relaxed SIMD opcode (0xfd then 0x100..0x113
+ * as LEB128): the byte scan of hide_relaxed_simd.mjs. */
+export function holdsRelaxedSimd(bytes) {
+  const b = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes.buffer ?? bytes);
+  for (let i = 0; i + 2 < b.length; i++) {
+    if (b[i] === 0xfd && b[i + 1] >= 0x80 && b[i + 1] <= 0x93 && b[i + 2] === 0x02) return true;
+  }
+  return false;
+}

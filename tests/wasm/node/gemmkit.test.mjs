@@ -14,9 +14,11 @@ import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
-import { REPO, WEB_DIR, artifact, checkGemm, importLoader, randomArray } from "./common.mjs";
+import {
+  REPO, WEB_DIR, artifact, checkGemm, holdsRelaxedSimd, importLoader, randomArray,
+} from "./common.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const gkmod = await importLoader();
@@ -361,9 +363,19 @@ describe("simd128 pin safety", () => {
   });
 
   test("on a V8 without relaxed SIMD the relaxed build is refused and auto picks simd128", () => {
-    const run = spawnSync(process.execPath,
-      ["--no-experimental-wasm-relaxed-simd", path.join(HERE, "norelaxed_probe.mjs")],
+    const probe = (flags) => spawnSync(process.execPath,
+      [...flags, path.join(HERE, "norelaxed_probe.mjs")],
       { env: { ...process.env, GEMMKIT_WASM_WEB_DIR: WEB_DIR }, encoding: "utf8" });
+    // node 20's V8 has the switch; node 22+ ships relaxed SIMD without one,
+    // so there a preload refuses relaxed opcodes as such an engine would.
+    let run = probe(["--no-experimental-wasm-relaxed-simd"]);
+    if (run.status !== 0 && /bad option/.test(run.stderr)) {
+      for (const isa of ["simd128", "scalar"]) {
+        assert.equal(holdsRelaxedSimd(readFileSync(path.join(WEB_DIR, `gemmkit-${isa}.wasm`))),
+          false, `the byte scan would refuse gemmkit-${isa}.wasm too`);
+      }
+      run = probe(["--import", pathToFileURL(path.join(HERE, "hide_relaxed_simd.mjs")).href]);
+    }
     assert.equal(run.status, 0, run.stderr);
     const out = JSON.parse(run.stdout.trim().split("\n").at(-1));
     assert.equal(out.relaxed, false);
