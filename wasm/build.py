@@ -27,6 +27,12 @@ Each module carries its best ISA as its default pin
 variable still overrides it).  The scalar build has no ``-msimd128`` and no
 auto-vectorization, so the demo's comparison is honest.
 
+The wheel is written by the ``wheel`` package's WheelFile from the metadata
+scikit-build-core (the native wheel's build backend) reads from
+pyproject.toml, so both wheels carry the same METADATA: run this script with
+the .venv's Python (requirements-test.txt pins both).  The standalone and
+test modules need only the standard library.
+
 Toolchain: the newest ``clang++-N``/``wasm-ld-N`` with N >= 17 that has the
 libc++ wasm32 headers (``libc++-N-dev-wasm32``) and Debian's ``wasi-libc``.
 Compiles run two at a time and are incremental (depfiles + a flags stamp),
@@ -37,10 +43,8 @@ with ``-Wall -Wextra``, and ``-Werror`` when the environment variable
 from __future__ import annotations
 
 import argparse
-import base64
 import concurrent.futures
 import dataclasses
-import email.utils
 import functools
 import glob
 import hashlib
@@ -539,97 +543,49 @@ def _pyproject(root: Path) -> dict:
         raise BuildError(f"cannot read {path}: {exc}") from exc
 
 
+def standard_metadata(root: Path):
+    """pyproject.toml's [project] read by scikit-build-core itself (the
+    pinned build backend of the native wheel and the sdist): its regex
+    provider fills in the version from cpp/include/gemmkit/version.h, and
+    its ``get_standard_metadata`` validates the table and picks the core
+    metadata version, so both wheels carry the same METADATA bytes.  numpy's
+    requirement carries ``sys_platform != "emscripten"`` there, since the
+    Pyodide backend works on plain buffers and needs no numpy."""
+    try:
+        from scikit_build_core.build.metadata import get_standard_metadata
+        from scikit_build_core.settings.skbuild_read_settings import SettingsReader
+    except ImportError as exc:
+        raise BuildError(
+            f"{exc.name} is needed to write the Pyodide wheel: run this script with "
+            ".venv/bin/python, or pip install -r requirements-test.txt") from None
+    pyproject = _pyproject(root)
+    # The metadata providers read their inputs relative to the working
+    # directory, as under pip.
+    cwd = os.getcwd()
+    os.chdir(root)
+    try:
+        settings = SettingsReader(pyproject, {}, state="wheel").settings
+        return get_standard_metadata(pyproject, settings)
+    except Exception as exc:  # its validation errors have no common base
+        raise BuildError(f"pyproject.toml: {exc}") from exc
+    finally:
+        os.chdir(cwd)
+
+
 def read_version(root: Path) -> str:
-    """The package version, from the same single source the native wheel
-    uses: a static ``project.version``, else the input file of
-    scikit-build-core's regex provider (cpp/include/gemmkit/version.h)."""
-    data = _pyproject(root)
-    if "version" in data.get("project", {}):
-        return data["project"]["version"]
-    provider = data.get("tool", {}).get("scikit-build", {}).get(
-        "metadata", {}).get("version", {})
-    if provider.get("provider") == "scikit_build_core.metadata.regex":
-        source = root / provider["input"]
-        found = re.search(provider["regex"], source.read_text()) if source.exists() else None
-        if found:
-            return found.group("value")
-    raise BuildError("cannot find the version: neither project.version nor the "
-                     "regex provider's input in pyproject.toml gives one")
+    """The package version, as scikit-build-core reads it."""
+    return str(standard_metadata(root).version)
 
 
 def license_files(root: Path) -> list[str]:
-    """``project.license-files`` (PEP 639 globs) expanded: the licence texts,
-    as paths relative to ``root``.  A pattern that matches nothing is an
-    error, as PEP 639 asks of build tools."""
-    out: set[str] = set()
-    for pattern in _pyproject(root)["project"].get("license-files", []):
-        found = [p for p in root.glob(pattern) if p.is_file()]
-        if not found:
-            raise BuildError(f"project.license-files: {pattern!r} matches no file")
-        out.update(p.relative_to(root).as_posix() for p in found)
-    return sorted(out)
+    """``project.license-files`` (PEP 639 globs) expanded, as paths relative
+    to ``root`` (a pattern matching nothing is scikit-build-core's error)."""
+    return sorted(p.as_posix() for p in standard_metadata(root).license_files or [])
 
 
-def _people(entries: list[dict]) -> tuple[str | None, str | None]:
-    """(Author, Author-email) values of PEP 621 ``authors``/``maintainers``:
-    names without an address, and ``name <address>`` entries."""
-    names = [p["name"] for p in entries if "email" not in p]
-    addresses = [email.utils.formataddr((p.get("name", ""), p["email"]))
-                 for p in entries if "email" in p]
-    return ", ".join(names) or None, ", ".join(addresses) or None
-
-
-def _readme(root: Path, readme) -> tuple[str | None, str | None]:
-    """(content type, text) of ``project.readme``: a path, or a table with
-    ``file`` or ``text`` and ``content-type``."""
-    if readme is None:
-        return None, None
-    if isinstance(readme, str):
-        readme = {"file": readme}
-    kind = readme.get("content-type") or {
-        ".md": "text/markdown", ".rst": "text/x-rst"}.get(
-        Path(readme.get("file", "")).suffix.lower(), "text/plain")
-    text = readme["text"] if "text" in readme else (root / readme["file"]).read_text()
-    return kind, text
-
-
-def core_metadata(root: Path, version: str) -> str:
-    """The wheel's METADATA: core metadata 2.4 from pyproject.toml's
-    [project] table, with the fields, in the order, that scikit-build-core
-    (pyproject-metadata) writes into the native wheel, so that both wheels
-    carry the same facts from one place (tests/native/test_packaging.py
-    compares them field by field).  Dependencies are copied as written:
-    numpy's requirement carries ``sys_platform != "emscripten"`` there, since
-    the Pyodide backend works on plain buffers and needs no numpy."""
-    project = _pyproject(root)["project"]
-    if not isinstance(project.get("license"), str):
-        raise BuildError("project.license must be an SPDX expression (PEP 639)")
-    fields: list[tuple[str, str | None]] = [
-        ("Metadata-Version", "2.4"), ("Name", project["name"]), ("Version", version),
-        ("Summary", project.get("description")),
-        ("Keywords", ",".join(project.get("keywords", [])) or None)]
-    author, author_email = _people(project.get("authors", []))
-    maintainer, maintainer_email = _people(project.get("maintainers", []))
-    fields += [("Author", author), ("Author-Email", author_email),
-               ("Maintainer", maintainer), ("Maintainer-Email", maintainer_email),
-               ("License-Expression", project["license"])]
-    fields += [("License-File", path) for path in license_files(root)]
-    fields += [("Classifier", c) for c in project.get("classifiers", [])]
-    fields += [("Project-URL", f"{label}, {url}")
-               for label, url in project.get("urls", {}).items()]
-    fields.append(("Requires-Python", project.get("requires-python")))
-    fields += [("Requires-Dist", dep) for dep in project.get("dependencies", [])]
-    for extra, deps in project.get("optional-dependencies", {}).items():
-        extra = re.sub(r"[._]", "-", extra).lower()
-        fields.append(("Provides-Extra", extra))
-        for dep in deps:
-            dep, _, marker = dep.partition(";")
-            marker = f"({marker.strip()}) and " if marker.strip() else ""
-            fields.append(("Requires-Dist", f'{dep.strip()}; {marker}extra == "{extra}"'))
-    kind, text = _readme(root, project.get("readme"))
-    fields.append(("Description-Content-Type", kind))
-    head = "".join(f"{key}: {value}\n" for key, value in fields if value is not None)
-    return head + (f"\n{text}" if text is not None else "")
+def core_metadata(root: Path) -> str:
+    """The wheel's METADATA, as scikit-build-core writes it."""
+    return bytes(standard_metadata(root).as_rfc822()).decode()
 
 
 _SKIP_SUFFIXES = (".so", ".pyd", ".dylib", ".dll", ".pyc")
@@ -649,19 +605,28 @@ def package_files(root: Path) -> list[tuple[str, Path]]:
     return out
 
 
-def _record_hash(data: bytes) -> str:
-    digest = hashlib.sha256(data).digest()
-    return "sha256=" + base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
+# 1980-01-01, the earliest time a zip entry can carry: every entry gets it,
+# so the same inputs give the same wheel bytes.
+_ZIP_EPOCH = 315532800
 
 
 def write_wheel(root: Path, side_modules: list[Path], out_dir: Path) -> Path:
-    version = read_version(root)
+    """The Pyodide wheel, written by the ``wheel`` package's WheelFile (its
+    RECORD, hashes and sizes) from scikit-build-core's metadata."""
+    try:
+        from wheel.wheelfile import WheelFile
+    except ImportError:
+        raise BuildError("the wheel package is needed to write the Pyodide wheel: run this "
+                         "script with .venv/bin/python, or pip install -r "
+                         "requirements-test.txt") from None
+    meta = standard_metadata(root)
+    version = str(meta.version)
     tag = f"py3-none-{PLATFORM_TAG}"
-    name = f"gemmkit-{version}-{tag}.whl"
-    distinfo = f"gemmkit-{version}.dist-info"
+    name = f"{meta.canonical_name}-{version}-{tag}.whl"
+    distinfo = f"{meta.canonical_name}-{version}.dist-info"
     files: list[tuple[str, bytes]] = [(a, p.read_bytes()) for a, p in package_files(root)]
     files += [(f"gemmkit/{side.name}", side.read_bytes()) for side in side_modules]
-    files.append((f"{distinfo}/METADATA", core_metadata(root, version).encode()))
+    files.append((f"{distinfo}/METADATA", bytes(meta.as_rfc822())))
     # PEP 639: each License-File lies under .dist-info/licenses/ at its path.
     files += [(f"{distinfo}/licenses/{path}", (root / path).read_bytes())
               for path in license_files(root)]
@@ -669,20 +634,25 @@ def write_wheel(root: Path, side_modules: list[Path], out_dir: Path) -> Path:
         "Wheel-Version: 1.0\nGenerator: gemmkit wasm/build.py\n"
         f"Root-Is-Purelib: false\nTag: {tag}\n").encode()))
     files.append((f"{distinfo}/top_level.txt", b"gemmkit\n"))
-    record = "".join(f"{a},{_record_hash(d)},{len(d)}\n" for a, d in files)
-    record += f"{distinfo}/RECORD,,\n"
-    files.append((f"{distinfo}/RECORD", record.encode()))
     out_dir.mkdir(parents=True, exist_ok=True)
     for old in out_dir.glob(f"gemmkit-*-{tag}.whl"):
         old.unlink()
     path = out_dir / name
-    # Fixed timestamps: the same inputs give the same wheel bytes.
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as zf:
-        for arcname, data in files:
-            info = zipfile.ZipInfo(arcname, date_time=(1980, 1, 1, 0, 0, 0))
-            info.compress_type = zipfile.ZIP_DEFLATED
-            info.external_attr = 0o644 << 16
-            zf.writestr(info, data)
+    # WheelFile dates the RECORD it writes on close by SOURCE_DATE_EPOCH.
+    saved = os.environ.get("SOURCE_DATE_EPOCH")
+    os.environ["SOURCE_DATE_EPOCH"] = str(_ZIP_EPOCH)
+    try:
+        with WheelFile(path, "w") as wf:
+            for arcname, data in files:
+                info = zipfile.ZipInfo(arcname, date_time=time.gmtime(_ZIP_EPOCH)[:6])
+                info.compress_type = zipfile.ZIP_DEFLATED
+                info.external_attr = 0o644 << 16
+                wf.writestr(info, data)
+    finally:
+        if saved is None:
+            del os.environ["SOURCE_DATE_EPOCH"]
+        else:
+            os.environ["SOURCE_DATE_EPOCH"] = saved
     size = path.stat().st_size
     if size >= WHEEL_SIZE_LIMIT:
         raise BuildError(f"{name} is {size} bytes, over the 1 MB budget")

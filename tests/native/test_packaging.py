@@ -251,16 +251,16 @@ def test_native_wheel_dist_info_has_the_licences():
 
 
 def test_native_wheel_metadata_is_the_trees():
-    # core_metadata() writes what scikit-build-core writes (the sdist test
-    # below holds the two equal); a difference here means the installed wheel
-    # was built from another pyproject.toml (run tools/build-native.sh).
+    # core_metadata() is scikit-build-core's METADATA of this tree; a
+    # difference here means the installed wheel was built from another
+    # pyproject.toml (run tools/build-native.sh).
     dist = importlib.metadata.distribution("gemmkit")
-    assert dist.read_text("METADATA") == wasm_build.core_metadata(REPO, VERSION)
+    assert dist.read_text("METADATA") == wasm_build.core_metadata(REPO)
 
 
 def test_sdist_metadata_is_what_the_pyodide_writer_writes(sdist_files):
     assert sdist_files[f"gemmkit-{VERSION}/PKG-INFO"].decode() == (
-        wasm_build.core_metadata(REPO, VERSION))
+        wasm_build.core_metadata(REPO))
 
 
 def test_pyodide_wheel_metadata_equals_the_native_writers(pyodide_wheel, sdist_files):
