@@ -255,8 +255,21 @@ class Mkl:
         H, P, I = ctypes.c_uint16, ctypes.c_void_p, ctypes.c_int
         lib.cblas_hgemm.argtypes = [I, I, I, I, I, I, H, P, I, P, I, H, P, I]
         lib.cblas_hgemm.restype = None
+        for name, real in (("cblas_sgemm", ctypes.c_float), ("cblas_dgemm", ctypes.c_double)):
+            fn = getattr(lib, name)
+            fn.argtypes = [I, I, I, I, I, I, real, P, I, P, I, real, P, I]
+            fn.restype = None
         lib.MKL_Verbose.argtypes = [I]
         self.lib = lib
+
+    def matmul(self, a, b, out):
+        """A call computing out = a @ b in float32 or float64 (cblas_sgemm /
+        cblas_dgemm; row-major, C-contiguous operands)."""
+        m, k = a.shape
+        n = b.shape[1]
+        f = self.lib.cblas_sgemm if a.dtype.itemsize == 4 else self.lib.cblas_dgemm
+        pa, pb, pc = a.ctypes.data, b.ctypes.data, out.ctypes.data
+        return lambda: f(101, 111, 111, m, n, k, 1.0, pa, k, pb, n, 0.0, pc, n)
 
     def hgemm(self, a16, b16):
         import numpy as np
