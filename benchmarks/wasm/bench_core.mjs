@@ -102,7 +102,7 @@ function check(c, { ref, mag }, n, dtype) {
 }
 
 /** Seconds per call of fn: best-effort steady state, one sample >= minMs. */
-function sample(fn, { minMs, warmMs }) {
+export function sample(fn, { minMs, warmMs }) {
   let t0 = performance.now();
   do fn(); while (performance.now() - t0 < warmMs);
   let reps = 0;

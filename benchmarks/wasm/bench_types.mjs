@@ -31,9 +31,9 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
+import { MIN_MS, WARM_MS, sample } from "./bench_core.mjs";
+
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const MIN_MS = 60;
-const WARM_MS = 150;
 const CHECK_MAX_N = 256;
 
 /** gemmkit_dtype of gemmkit.h. */
@@ -306,23 +306,6 @@ function makeJob(gk, cfg, n, seed) {
   };
 }
 
-/** Seconds per call: one sample >= MIN_MS, after a warm-up when asked. */
-function sample(fn, warm) {
-  if (warm) {
-    const t0 = performance.now();
-    do fn(); while (performance.now() - t0 < WARM_MS);
-  }
-  let reps = 0;
-  const t0 = performance.now();
-  let t = t0;
-  do {
-    fn();
-    reps++;
-    t = performance.now();
-  } while (t - t0 < MIN_MS);
-  return (t - t0) / 1e3 / reps;
-}
-
 const median = (xs) => {
   const s = [...xs].sort((x, y) => x - y);
   const h = s.length >> 1;
@@ -350,7 +333,7 @@ export function runBenchmark(builds, { sizes, rounds, log = console.log }) {
           try {
             job = makeJob(gk, cfg, n, 1000 * n + cfg.in);
             if (round === 0 && n <= CHECK_MAX_N) checks.set(k, job.check());
-            const secs = sample(job.run, true);
+            const secs = sample(job.run, { minMs: MIN_MS, warmMs: WARM_MS });
             if (!samples.has(k)) samples.set(k, []);
             samples.get(k).push(((cfg.ops ?? 2) * n ** 3) / secs / 1e9);
           } catch (err) {
