@@ -64,7 +64,13 @@ int family_gemm(const GemmTask<typename Family<0>::L, typename Family<0>::A, O>&
   if (!t.packed_a) {
     const index_t rs = t.rs_co < 0 ? -t.rs_co : t.rs_co;
     const index_t cs = t.cs_co < 0 ? -t.cs_co : t.cs_co;
-    if (t.rs_co != 1 && (t.cs_co == 1 || rs > cs)) transpose(t);
+    // Unless the transposed product would leave most of each MR-row tile
+    // empty (few columns of C) while this one fills them: a 4096x16 C
+    // computes as 16-row tiles of an MR = 32 kernel otherwise, twice the
+    // arithmetic, and strided stores of C cost less than that.
+    constexpr index_t kMr = Family<0>::kMr;
+    const bool fills_rows_only_here = t.n * 2 <= kMr && t.m >= 4 * kMr;
+    if (t.rs_co != 1 && (t.cs_co == 1 || rs > cs) && !fills_rows_only_here) transpose(t);
   }
   if (t.batch <= 1) return family_one<Family, SKINNY_NR, O>(t);
   const L* a0 = t.a;

@@ -61,6 +61,40 @@ struct Avx512FloatOps {
         _mm512_set1_epi32(static_cast<int>(stride)));
     return _mm512_mask_i32gather_ps(_mm512_setzero_ps(), mask(n), idx, p, 4);
   }
+  // Optional vocabulary: r[i] lane j becomes r[j] lane i (a 16x16 block of
+  // a source contiguous along the depth turned into 16 depth steps; the
+  // packing transposes use it).  Interleave row pairs, then quads, within
+  // each 128-bit lane, then transpose the 4x4 grid of 128-bit lanes.  The
+  // full write masks spell the plain shuffles without GCC 12's spurious
+  // uninitialized warning (pack/avx512_lanes.hpp).
+  static GEMMKIT_INLINE void transpose(Reg (&r)[16]) {
+    constexpr __mmask16 kAll = 0xFFFF;
+    constexpr __mmask8 kAll8 = 0xFF;
+    __m512d q[16];
+    for (int i = 0; i < 16; i += 2) {
+      q[i] = _mm512_castps_pd(_mm512_mask_unpacklo_ps(r[i], kAll, r[i], r[i + 1]));
+      q[i + 1] = _mm512_castps_pd(_mm512_mask_unpackhi_ps(r[i], kAll, r[i], r[i + 1]));
+    }
+    // v[4j + d], lane c: column 4c + d of rows 4j .. 4j + 3.
+    Reg v[16];
+    for (int j = 0; j < 4; ++j) {
+      const __m512d* g = q + 4 * j;
+      v[4 * j + 0] = _mm512_castpd_ps(_mm512_mask_unpacklo_pd(g[0], kAll8, g[0], g[2]));
+      v[4 * j + 1] = _mm512_castpd_ps(_mm512_mask_unpackhi_pd(g[0], kAll8, g[0], g[2]));
+      v[4 * j + 2] = _mm512_castpd_ps(_mm512_mask_unpacklo_pd(g[1], kAll8, g[1], g[3]));
+      v[4 * j + 3] = _mm512_castpd_ps(_mm512_mask_unpackhi_pd(g[1], kAll8, g[1], g[3]));
+    }
+    for (int d = 0; d < 4; ++d) {
+      const Reg x0 = _mm512_mask_shuffle_f32x4(v[d], kAll, v[d], v[4 + d], 0x44);
+      const Reg x1 = _mm512_mask_shuffle_f32x4(v[d], kAll, v[d], v[4 + d], 0xEE);
+      const Reg x2 = _mm512_mask_shuffle_f32x4(v[8 + d], kAll, v[8 + d], v[12 + d], 0x44);
+      const Reg x3 = _mm512_mask_shuffle_f32x4(v[8 + d], kAll, v[8 + d], v[12 + d], 0xEE);
+      r[d] = _mm512_mask_shuffle_f32x4(x0, kAll, x0, x2, 0x88);
+      r[4 + d] = _mm512_mask_shuffle_f32x4(x0, kAll, x0, x2, 0xDD);
+      r[8 + d] = _mm512_mask_shuffle_f32x4(x1, kAll, x1, x3, 0x88);
+      r[12 + d] = _mm512_mask_shuffle_f32x4(x1, kAll, x1, x3, 0xDD);
+    }
+  }
   static GEMMKIT_INLINE Reg mul(Reg a, Reg b) { return _mm512_mul_ps(a, b); }
   static GEMMKIT_INLINE Reg add(Reg a, Reg b) { return _mm512_add_ps(a, b); }
   static GEMMKIT_INLINE Reg mul_add(Reg a, Reg b, Reg c) {
@@ -111,6 +145,26 @@ struct Avx512DoubleOps {
     const __m256i idx = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
                                            _mm256_set1_epi32(static_cast<int>(stride)));
     return _mm512_mask_i32gather_pd(_mm512_setzero_pd(), mask(n), idx, p, 8);
+  }
+  // Optional vocabulary (see Avx512FloatOps::transpose): an 8x8 block.
+  static GEMMKIT_INLINE void transpose(Reg (&r)[8]) {
+    constexpr __mmask8 kAll = 0xFF;
+    // w[2j + d], lane c: column 2c + d of rows 2j, 2j + 1.
+    Reg w[8];
+    for (int j = 0; j < 4; ++j) {
+      w[2 * j] = _mm512_mask_unpacklo_pd(r[2 * j], kAll, r[2 * j], r[2 * j + 1]);
+      w[2 * j + 1] = _mm512_mask_unpackhi_pd(r[2 * j], kAll, r[2 * j], r[2 * j + 1]);
+    }
+    for (int d = 0; d < 2; ++d) {
+      const Reg x0 = _mm512_mask_shuffle_f64x2(w[d], kAll, w[d], w[2 + d], 0x44);
+      const Reg x1 = _mm512_mask_shuffle_f64x2(w[d], kAll, w[d], w[2 + d], 0xEE);
+      const Reg x2 = _mm512_mask_shuffle_f64x2(w[4 + d], kAll, w[4 + d], w[6 + d], 0x44);
+      const Reg x3 = _mm512_mask_shuffle_f64x2(w[4 + d], kAll, w[4 + d], w[6 + d], 0xEE);
+      r[d] = _mm512_mask_shuffle_f64x2(x0, kAll, x0, x2, 0x88);
+      r[2 + d] = _mm512_mask_shuffle_f64x2(x0, kAll, x0, x2, 0xDD);
+      r[4 + d] = _mm512_mask_shuffle_f64x2(x1, kAll, x1, x3, 0x88);
+      r[6 + d] = _mm512_mask_shuffle_f64x2(x1, kAll, x1, x3, 0xDD);
+    }
   }
   static GEMMKIT_INLINE Reg mul(Reg a, Reg b) { return _mm512_mul_pd(a, b); }
   static GEMMKIT_INLINE Reg add(Reg a, Reg b) { return _mm512_add_pd(a, b); }
