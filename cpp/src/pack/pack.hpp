@@ -21,42 +21,46 @@
 namespace gemmkit::pack {
 
 // pack_panel's transposing path: element (i, p) at src[i * rs + p], rows
-// i < width <= W, into dst[p * W + i] (zero for i >= width).  Rows go in
-// groups of L, depth in steps of L: load L row segments, transpose, store L
-// depth steps (the panel's rows past `width` are zero vectors; a ragged last
-// step loads partial segments and stores only its depth steps).
+// i < width <= W (W >= 4), into dst[p * W + i] (zero for i >= width).
+// Bands of 16 rows are read together, each row a stream of whole lines
+// prefetched two ahead (more rows at once, or 16x16 register transposes,
+// measured up to 2.4x slower on a 4096-wide float32 A: more streams than the
+// prefetchers follow, and spills); inside a band, groups of four rows are
+// turned into depth steps of four values.  A group past W % 4 overlaps the
+// previous one and rewrites the same values.  Ragged depth steps are copied
+// one element at a time.
 template <class Ops, class T, int W>
 GEMMKIT_INLINE void transpose_panel(index_t kc, index_t width, const T* src, index_t rs,
                                     T* GEMMKIT_RESTRICT dst) {
+  static_assert(W >= 4);
   constexpr int L = Ops::kLanes;
+  constexpr int kBand = 16;
   constexpr index_t kLine = 64 / sizeof(T);
-  for (index_t p0 = 0; p0 < kc; p0 += L) {
-    const int steps = kc - p0 < L ? int(kc - p0) : L;
-    // Each row's segment of one depth slice is a few lines, too short for
-    // the hardware prefetchers to catch up before it ends, so every segment
-    // would start with a miss to memory: fetch the same lines of the next
-    // panel's rows (the next call's, a panel of W rows further) now.
-    if (p0 % kLine == 0) {
-      for (index_t i = 0; i < W; ++i) GEMMKIT_PREFETCH_READ(src + (W + i) * rs + p0);
-    }
-    for (int g = 0; g < W; g += L) {
-      typename Ops::Reg r[L];
-      GEMMKIT_UNROLL(16)
-      for (int i = 0; i < L; ++i) {
-        const T* s = src + (g + i) * rs + p0;
-        if (g + i >= width) r[i] = Ops::zero();
-        else r[i] = steps == L ? Ops::loadu(s) : Ops::load_partial(s, steps);
-      }
-      Ops::transpose(r);
-      T* d = dst + p0 * W + g;
-      GEMMKIT_UNROLL(16)
-      for (int p = 0; p < L; ++p) {
-        if (p >= steps) break;
-        if constexpr (W % L == 0) Ops::storeu(d + p * W, r[p]);
-        else if (W - g >= L) Ops::storeu(d + p * W, r[p]);
-        else Ops::store_partial(d + p * W, r[p], W - g);
+  const index_t kv = kc / L * L;
+  for (int band = 0; band < W; band += kBand) {
+    const int band_end = W - band < kBand ? W : band + kBand;
+    for (index_t p0 = 0; p0 < kv; p0 += L) {
+      for (int h = band; h < band_end; h += 4) {
+        const int g = h + 4 <= W ? h : W - 4;
+        typename Ops::Reg r[4];
+        for (int i = 0; i < 4; ++i) {
+          const T* s = src + (g + i) * rs + p0;
+          if (g + i >= width) {
+            r[i] = Ops::zero();
+            continue;
+          }
+          if (p0 % kLine == 0) GEMMKIT_PREFETCH_READ(s + 2 * kLine);
+          r[i] = Ops::loadu(s);
+        }
+        Ops::store_transposed4(r, dst + p0 * W + g, W);
       }
     }
+  }
+  for (index_t p = kv; p < kc; ++p) {
+    T* d = dst + p * W;
+    index_t i = 0;
+    for (; i < width; ++i) d[i] = src[i * rs + p];
+    for (; i < W; ++i) d[i] = T(0);
   }
 }
 
@@ -89,9 +93,11 @@ GEMMKIT_INLINE void pack_panel(index_t kc, index_t width, const T* src,
     return;
   }
   // Contiguous along the depth (the A^T operand of a row-major product):
-  // L x L blocks transposed in registers where the token can, each source
-  // line read once, whole.  A gather per vector (below) measured 5x slower.
-  if constexpr (requires(typename Ops::Reg (&r)[L]) { Ops::transpose(r); }) {
+  // transposed in registers where the token can, each source line read
+  // once, whole.  A gather per vector (below) measured 5x slower.
+  if constexpr (W >= 4 && requires(const typename Ops::Reg (&r)[4], T* d) {
+                  Ops::store_transposed4(r, d, index_t(1));
+                }) {
     if (cs == 1) {
       transpose_panel<Ops, T, W>(kc, width, src, rs, dst);
       return;

@@ -61,38 +61,29 @@ struct Avx512FloatOps {
         _mm512_set1_epi32(static_cast<int>(stride)));
     return _mm512_mask_i32gather_ps(_mm512_setzero_ps(), mask(n), idx, p, 4);
   }
-  // Optional vocabulary: r[i] lane j becomes r[j] lane i (a 16x16 block of
-  // a source contiguous along the depth turned into 16 depth steps; the
-  // packing transposes use it).  Interleave row pairs, then quads, within
-  // each 128-bit lane, then transpose the 4x4 grid of 128-bit lanes.  The
-  // full write masks spell the plain shuffles without GCC 12's spurious
-  // uninitialized warning (pack/avx512_lanes.hpp).
-  static GEMMKIT_INLINE void transpose(Reg (&r)[16]) {
+  // Optional vocabulary: dst[p * ld + i] = lane p of r[i], i < 4, p < 16:
+  // four row segments of a source contiguous along the depth become 16
+  // depth steps of four values (the packing transposes use it).  Row pairs,
+  // then quads, interleave within each 128-bit lane; lane c of v[d] is then
+  // depth step 4c + d.  The full write masks spell the plain shuffles
+  // without GCC 12's spurious uninitialized warning (pack/avx512_lanes.hpp).
+  static GEMMKIT_INLINE void store_transposed4(const Reg (&r)[4], float* dst,
+                                               std::ptrdiff_t ld) {
     constexpr __mmask16 kAll = 0xFFFF;
     constexpr __mmask8 kAll8 = 0xFF;
-    __m512d q[16];
-    for (int i = 0; i < 16; i += 2) {
-      q[i] = _mm512_castps_pd(_mm512_mask_unpacklo_ps(r[i], kAll, r[i], r[i + 1]));
-      q[i + 1] = _mm512_castps_pd(_mm512_mask_unpackhi_ps(r[i], kAll, r[i], r[i + 1]));
-    }
-    // v[4j + d], lane c: column 4c + d of rows 4j .. 4j + 3.
-    Reg v[16];
-    for (int j = 0; j < 4; ++j) {
-      const __m512d* g = q + 4 * j;
-      v[4 * j + 0] = _mm512_castpd_ps(_mm512_mask_unpacklo_pd(g[0], kAll8, g[0], g[2]));
-      v[4 * j + 1] = _mm512_castpd_ps(_mm512_mask_unpackhi_pd(g[0], kAll8, g[0], g[2]));
-      v[4 * j + 2] = _mm512_castpd_ps(_mm512_mask_unpacklo_pd(g[1], kAll8, g[1], g[3]));
-      v[4 * j + 3] = _mm512_castpd_ps(_mm512_mask_unpackhi_pd(g[1], kAll8, g[1], g[3]));
-    }
+    const __m512d q0 = _mm512_castps_pd(_mm512_mask_unpacklo_ps(r[0], kAll, r[0], r[1]));
+    const __m512d q1 = _mm512_castps_pd(_mm512_mask_unpackhi_ps(r[0], kAll, r[0], r[1]));
+    const __m512d q2 = _mm512_castps_pd(_mm512_mask_unpacklo_ps(r[2], kAll, r[2], r[3]));
+    const __m512d q3 = _mm512_castps_pd(_mm512_mask_unpackhi_ps(r[2], kAll, r[2], r[3]));
+    const Reg v[4] = {_mm512_castpd_ps(_mm512_mask_unpacklo_pd(q0, kAll8, q0, q2)),
+                      _mm512_castpd_ps(_mm512_mask_unpackhi_pd(q0, kAll8, q0, q2)),
+                      _mm512_castpd_ps(_mm512_mask_unpacklo_pd(q1, kAll8, q1, q3)),
+                      _mm512_castpd_ps(_mm512_mask_unpackhi_pd(q1, kAll8, q1, q3))};
     for (int d = 0; d < 4; ++d) {
-      const Reg x0 = _mm512_mask_shuffle_f32x4(v[d], kAll, v[d], v[4 + d], 0x44);
-      const Reg x1 = _mm512_mask_shuffle_f32x4(v[d], kAll, v[d], v[4 + d], 0xEE);
-      const Reg x2 = _mm512_mask_shuffle_f32x4(v[8 + d], kAll, v[8 + d], v[12 + d], 0x44);
-      const Reg x3 = _mm512_mask_shuffle_f32x4(v[8 + d], kAll, v[8 + d], v[12 + d], 0xEE);
-      r[d] = _mm512_mask_shuffle_f32x4(x0, kAll, x0, x2, 0x88);
-      r[4 + d] = _mm512_mask_shuffle_f32x4(x0, kAll, x0, x2, 0xDD);
-      r[8 + d] = _mm512_mask_shuffle_f32x4(x1, kAll, x1, x3, 0x88);
-      r[12 + d] = _mm512_mask_shuffle_f32x4(x1, kAll, x1, x3, 0xDD);
+      _mm_storeu_ps(dst + d * ld, _mm512_castps512_ps128(v[d]));
+      _mm_storeu_ps(dst + (4 + d) * ld, _mm512_extractf32x4_ps(v[d], 1));
+      _mm_storeu_ps(dst + (8 + d) * ld, _mm512_extractf32x4_ps(v[d], 2));
+      _mm_storeu_ps(dst + (12 + d) * ld, _mm512_extractf32x4_ps(v[d], 3));
     }
   }
   static GEMMKIT_INLINE Reg mul(Reg a, Reg b) { return _mm512_mul_ps(a, b); }
@@ -146,24 +137,30 @@ struct Avx512DoubleOps {
                                            _mm256_set1_epi32(static_cast<int>(stride)));
     return _mm512_mask_i32gather_pd(_mm512_setzero_pd(), mask(n), idx, p, 8);
   }
-  // Optional vocabulary (see Avx512FloatOps::transpose): an 8x8 block.
-  static GEMMKIT_INLINE void transpose(Reg (&r)[8]) {
+  // Optional vocabulary (see Avx512FloatOps::store_transposed4), p < 8:
+  // lane c of w[d] holds depth step 2c + d of two rows.
+  // 128-bit lane c of v (extractf64x2 is AVX-512DQ: the same bits as 32-bit
+  // lanes).
+  template <int C>
+  static GEMMKIT_INLINE __m128d lane128(Reg v) {
+    return _mm_castps_pd(_mm512_extractf32x4_ps(_mm512_castpd_ps(v), C));
+  }
+  static GEMMKIT_INLINE void store_transposed4(const Reg (&r)[4], double* dst,
+                                               std::ptrdiff_t ld) {
     constexpr __mmask8 kAll = 0xFF;
-    // w[2j + d], lane c: column 2c + d of rows 2j, 2j + 1.
-    Reg w[8];
-    for (int j = 0; j < 4; ++j) {
-      w[2 * j] = _mm512_mask_unpacklo_pd(r[2 * j], kAll, r[2 * j], r[2 * j + 1]);
-      w[2 * j + 1] = _mm512_mask_unpackhi_pd(r[2 * j], kAll, r[2 * j], r[2 * j + 1]);
-    }
+    const Reg w01[2] = {_mm512_mask_unpacklo_pd(r[0], kAll, r[0], r[1]),
+                        _mm512_mask_unpackhi_pd(r[0], kAll, r[0], r[1])};
+    const Reg w23[2] = {_mm512_mask_unpacklo_pd(r[2], kAll, r[2], r[3]),
+                        _mm512_mask_unpackhi_pd(r[2], kAll, r[2], r[3])};
     for (int d = 0; d < 2; ++d) {
-      const Reg x0 = _mm512_mask_shuffle_f64x2(w[d], kAll, w[d], w[2 + d], 0x44);
-      const Reg x1 = _mm512_mask_shuffle_f64x2(w[d], kAll, w[d], w[2 + d], 0xEE);
-      const Reg x2 = _mm512_mask_shuffle_f64x2(w[4 + d], kAll, w[4 + d], w[6 + d], 0x44);
-      const Reg x3 = _mm512_mask_shuffle_f64x2(w[4 + d], kAll, w[4 + d], w[6 + d], 0xEE);
-      r[d] = _mm512_mask_shuffle_f64x2(x0, kAll, x0, x2, 0x88);
-      r[2 + d] = _mm512_mask_shuffle_f64x2(x0, kAll, x0, x2, 0xDD);
-      r[4 + d] = _mm512_mask_shuffle_f64x2(x1, kAll, x1, x3, 0x88);
-      r[6 + d] = _mm512_mask_shuffle_f64x2(x1, kAll, x1, x3, 0xDD);
+      _mm_storeu_pd(dst + d * ld, _mm512_castpd512_pd128(w01[d]));
+      _mm_storeu_pd(dst + d * ld + 2, _mm512_castpd512_pd128(w23[d]));
+      _mm_storeu_pd(dst + (2 + d) * ld, lane128<1>(w01[d]));
+      _mm_storeu_pd(dst + (2 + d) * ld + 2, lane128<1>(w23[d]));
+      _mm_storeu_pd(dst + (4 + d) * ld, lane128<2>(w01[d]));
+      _mm_storeu_pd(dst + (4 + d) * ld + 2, lane128<2>(w23[d]));
+      _mm_storeu_pd(dst + (6 + d) * ld, lane128<3>(w01[d]));
+      _mm_storeu_pd(dst + (6 + d) * ld + 2, lane128<3>(w23[d]));
     }
   }
   static GEMMKIT_INLINE Reg mul(Reg a, Reg b) { return _mm512_mul_pd(a, b); }

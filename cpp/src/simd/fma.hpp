@@ -57,25 +57,20 @@ struct SimdOps<isa_fma::Fma, float> {
     return _mm256_mask_i32gather_ps(_mm256_setzero_ps(), p, idx,
                                     _mm256_castsi256_ps(mask(n)), 4);
   }
-  // Optional vocabulary (see Avx512FloatOps::transpose): an 8x8 block.
-  static GEMMKIT_INLINE void transpose(Reg (&r)[8]) {
-    __m256d q[8];
-    for (int i = 0; i < 8; i += 2) {
-      q[i] = _mm256_castps_pd(_mm256_unpacklo_ps(r[i], r[i + 1]));
-      q[i + 1] = _mm256_castps_pd(_mm256_unpackhi_ps(r[i], r[i + 1]));
-    }
-    // v[4j + d], lane c: column 4c + d of rows 4j .. 4j + 3.
-    Reg v[8];
-    for (int j = 0; j < 2; ++j) {
-      const __m256d* g = q + 4 * j;
-      v[4 * j + 0] = _mm256_castpd_ps(_mm256_unpacklo_pd(g[0], g[2]));
-      v[4 * j + 1] = _mm256_castpd_ps(_mm256_unpackhi_pd(g[0], g[2]));
-      v[4 * j + 2] = _mm256_castpd_ps(_mm256_unpacklo_pd(g[1], g[3]));
-      v[4 * j + 3] = _mm256_castpd_ps(_mm256_unpackhi_pd(g[1], g[3]));
-    }
+  // Optional vocabulary (see Avx512FloatOps::store_transposed4), p < 8.
+  static GEMMKIT_INLINE void store_transposed4(const Reg (&r)[4], float* dst,
+                                               std::ptrdiff_t ld) {
+    const __m256d q0 = _mm256_castps_pd(_mm256_unpacklo_ps(r[0], r[1]));
+    const __m256d q1 = _mm256_castps_pd(_mm256_unpackhi_ps(r[0], r[1]));
+    const __m256d q2 = _mm256_castps_pd(_mm256_unpacklo_ps(r[2], r[3]));
+    const __m256d q3 = _mm256_castps_pd(_mm256_unpackhi_ps(r[2], r[3]));
+    const Reg v[4] = {_mm256_castpd_ps(_mm256_unpacklo_pd(q0, q2)),
+                      _mm256_castpd_ps(_mm256_unpackhi_pd(q0, q2)),
+                      _mm256_castpd_ps(_mm256_unpacklo_pd(q1, q3)),
+                      _mm256_castpd_ps(_mm256_unpackhi_pd(q1, q3))};
     for (int d = 0; d < 4; ++d) {
-      r[d] = _mm256_permute2f128_ps(v[d], v[4 + d], 0x20);
-      r[4 + d] = _mm256_permute2f128_ps(v[d], v[4 + d], 0x31);
+      _mm_storeu_ps(dst + d * ld, _mm256_castps256_ps128(v[d]));
+      _mm_storeu_ps(dst + (4 + d) * ld, _mm256_extractf128_ps(v[d], 1));
     }
   }
   static GEMMKIT_INLINE Reg mul(Reg a, Reg b) { return _mm256_mul_ps(a, b); }
@@ -127,15 +122,16 @@ struct SimdOps<isa_fma::Fma, double> {
     return _mm256_mask_i32gather_pd(_mm256_setzero_pd(), p, idx,
                                     _mm256_castsi256_pd(mask(n)), 8);
   }
-  // Optional vocabulary (see Avx512FloatOps::transpose): a 4x4 block.
-  static GEMMKIT_INLINE void transpose(Reg (&r)[4]) {
-    // w[2j + d], lane c: column 2c + d of rows 2j, 2j + 1.
+  // Optional vocabulary (see Avx512FloatOps::store_transposed4), p < 4:
+  // a 4x4 transpose.
+  static GEMMKIT_INLINE void store_transposed4(const Reg (&r)[4], double* dst,
+                                               std::ptrdiff_t ld) {
     const Reg w0 = _mm256_unpacklo_pd(r[0], r[1]), w1 = _mm256_unpackhi_pd(r[0], r[1]);
     const Reg w2 = _mm256_unpacklo_pd(r[2], r[3]), w3 = _mm256_unpackhi_pd(r[2], r[3]);
-    r[0] = _mm256_permute2f128_pd(w0, w2, 0x20);
-    r[1] = _mm256_permute2f128_pd(w1, w3, 0x20);
-    r[2] = _mm256_permute2f128_pd(w0, w2, 0x31);
-    r[3] = _mm256_permute2f128_pd(w1, w3, 0x31);
+    _mm256_storeu_pd(dst, _mm256_permute2f128_pd(w0, w2, 0x20));
+    _mm256_storeu_pd(dst + ld, _mm256_permute2f128_pd(w1, w3, 0x20));
+    _mm256_storeu_pd(dst + 2 * ld, _mm256_permute2f128_pd(w0, w2, 0x31));
+    _mm256_storeu_pd(dst + 3 * ld, _mm256_permute2f128_pd(w1, w3, 0x31));
   }
   static GEMMKIT_INLINE Reg mul(Reg a, Reg b) { return _mm256_mul_pd(a, b); }
   static GEMMKIT_INLINE Reg add(Reg a, Reg b) { return _mm256_add_pd(a, b); }
