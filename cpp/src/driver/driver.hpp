@@ -27,6 +27,7 @@
 #include "cache/cache_info.hpp"
 #include "kernel/microkernel.hpp"
 #include "pack/pack.hpp"
+#include "parallel/partition.hpp"
 #include "parallel/thread_pool.hpp"
 #include "parallel/workspace.hpp"
 #include "tuning/tuning.hpp"
@@ -140,19 +141,13 @@ struct BlockedGemm {
     for (index_t jc = 0; jc < t.n; jc += plan.nc) {
       const index_t nc = min_i(plan.nc, t.n - jc);
       const index_t panels = ceil_div(nc, NR);
-      // Row blocks: at least one per team member when there are enough rows,
-      // and equal in size so no member waits for a thin last block.
-      index_t blocks = ceil_div(t.m, plan.mc_max);
-      if (team.size > 1 && blocks % team.size) blocks += team.size - blocks % team.size;
-      const index_t mc = (ceil_div(ceil_div(t.m, blocks), kMr)) * kMr;
-      blocks = ceil_div(t.m, mc);
-      // Column chunks: split the NR panels too when there are too few row
-      // blocks to feed the team.
-      index_t chunks = 1;
-      if (blocks < 2 * team.size) chunks = min_i(panels, ceil_div(2 * team.size, blocks));
-      const index_t jobs = blocks * chunks;
-      const index_t job0 = jobs * team.tid / team.size;
-      const index_t job1 = jobs * (team.tid + 1) / team.size;
+      // Row blocks and panel chunks of this block: parallel/partition.hpp.
+      const parallel::Partition part =
+          parallel::partition(t.m, panels, plan.mc_max, kMr, team.size);
+      const index_t chunks = part.chunks;
+      const parallel::JobRange mine = parallel::jobs_of(part, team.tid, team.size);
+      const index_t job0 = mine.first;
+      const index_t job1 = mine.last;
 
       for (index_t pc = 0; pc < t.k; pc += kc_max) {
         const index_t kc = min_i(kc_max, t.k - pc);
@@ -193,8 +188,9 @@ struct BlockedGemm {
         for (index_t job = job0; job < job1; ++job) {
           const index_t blk = job / chunks;
           const index_t chunk = job % chunks;
-          const index_t i0 = blk * mc;
-          const index_t rows = min_i(mc, t.m - i0);
+          const parallel::RowRange block_rows = parallel::rows_of(part, blk, t.m);
+          const index_t i0 = block_rows.first;
+          const index_t rows = block_rows.last - block_rows.first;
           const L* a_src = t.a + i0 * t.rs_a + pc * t.cs_a;
           const index_t full_rows = plan.inplace_a ? rows / kMr * kMr : 0;
           if (!plan.packed_a && packed_block != blk) {
@@ -203,8 +199,9 @@ struct BlockedGemm {
                          t.cs_a, a_pack, t.conj_a);
             packed_block = blk;
           }
-          const index_t q0 = panels * chunk / chunks;
-          const index_t q1 = panels * (chunk + 1) / chunks;
+          const parallel::PanelRange run = parallel::panels_of(part, chunk, panels);
+          const index_t q0 = run.first;
+          const index_t q1 = run.last;
           for (index_t q = q0; q < q1; ++q) {
             const index_t j = jc + q * NR;
             const index_t n_eff = min_i(NR, t.n - j);
