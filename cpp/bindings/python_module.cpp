@@ -403,4 +403,10 @@ PYBIND11_MODULE(_native, m) {
   m.def("version", []() { return std::string(gemmkit_version()); });
   m.def("abi_version", []() { return gemmkit_abi_version(); });
   m.def("isa_table_json", []() { return std::string(gemmkit_isa_table_json()); });
+  m.def("knobs_json", []() { return std::string(gemmkit_knobs_json()); });
+  m.def("knob_set", [](const std::string& name, std::size_t value) {
+    check(gemmkit_knob_set(name.c_str(), value));
+  });
+  m.def("knob_reset", [](const std::string& name) { check(gemmkit_knob_reset(name.c_str())); });
+  m.def("profile_json", []() { return std::string(gemmkit_profile_json()); });
 }

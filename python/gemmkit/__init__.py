@@ -52,6 +52,7 @@ from ._errors import (
 )
 from ._packed import PackedRhs
 from ._threads import threads
+from . import tuning  # gemmkit.tuning: the knobs (not in __all__: a submodule)
 
 __version__ = _backend.version()
 

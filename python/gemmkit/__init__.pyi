@@ -20,6 +20,8 @@ import numpy as np
 from numpy.typing import ArrayLike, DTypeLike, NDArray
 from typing_extensions import Buffer, ParamSpec, TypeAlias
 
+from . import tuning as tuning
+
 __version__: str
 
 class _SupportsDLPack(Protocol):

@@ -277,6 +277,25 @@ GEMMKIT_API const char* gemmkit_isa_table_json(void);
 GEMMKIT_API int gemmkit_set_num_threads(size_t n);
 GEMMKIT_API size_t gemmkit_get_num_threads(void);
 
+/* The tuning knobs, in their registry's order, as a JSON array of objects
+ * {"name" (its environment variable, e.g. "GEMMKIT_KC"), "default", "max"
+ * (values above are clamped to it), "doc", "value" (what a call uses now)
+ * and "origin" (where that came from: "setter", "environment", "profile"
+ * or "default")}.  Owned by the library, valid until the next call on this
+ * thread. */
+GEMMKIT_API const char* gemmkit_knobs_json(void);
+/* Sets the knob `name` process-wide (above the environment and the
+ * profile; a value above its range is clamped), or drops that setting.
+ * GEMMKIT_ERROR_VALUE for a name that is no knob. */
+GEMMKIT_API int gemmkit_knob_set(const char* name, size_t value);
+GEMMKIT_API int gemmkit_knob_reset(const char* name);
+/* The tuning profile, read once: JSON {"status" ("loaded", "missing",
+ * "none", "other_cpu", "unreadable" or "unsupported"), "path", "cpu" (what
+ * the file names), "this_cpu" (what a profile for this machine must name)
+ * and "values": {knob name: value} (empty unless loaded)}.  Owned by the
+ * library, valid until the next call on this thread. */
+GEMMKIT_API const char* gemmkit_profile_json(void);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -161,6 +161,75 @@ const char* isa_table_json() {
   return table.json;
 }
 
+// `text` as the inside of a JSON string, appended at buf[*len].
+void append_json_text(char* buf, size_t size, size_t* len, const char* text) {
+  for (const char* p = text; *p && *len + 8 < size; ++p) {
+    const unsigned char c = static_cast<unsigned char>(*p);
+    int n;
+    if (c == '"' || c == '\\') n = std::snprintf(buf + *len, size - *len, "\\%c", c);
+    else if (c < 0x20) n = std::snprintf(buf + *len, size - *len, "\\u%04x", c);
+    else n = std::snprintf(buf + *len, size - *len, "%c", c);
+    *len += size_t(n);
+  }
+}
+
+// Every knob of the registry with its value and that value's origin.
+thread_local char g_knobs[8192];
+
+const char* knobs_json() {
+  size_t len = 0;
+  const size_t size = sizeof g_knobs;
+  g_knobs[0] = '\0';
+  for (int i = 0; i < int(tuning::Knob::kCount); ++i) {
+    const auto knob = static_cast<tuning::Knob>(i);
+    const tuning::KnobInfo& k = tuning::knob_info(knob);
+    tuning::Origin origin;
+    const size_t value = tuning::get(knob, &origin);
+    len += size_t(std::snprintf(g_knobs + len, size - len,
+                                "%s{\"name\":\"%s\",\"default\":%zu,\"max\":%zu,\"doc\":\"",
+                                i ? "," : "[", k.env_name, k.default_value, k.max_value));
+    append_json_text(g_knobs, size, &len, k.doc);
+    len += size_t(std::snprintf(g_knobs + len, size - len,
+                                "\",\"value\":%zu,\"origin\":\"%s\"}", value,
+                                tuning::origin_name(origin)));
+  }
+  std::snprintf(g_knobs + len, size - len, "]");
+  return g_knobs;
+}
+
+thread_local char g_profile[4096];
+
+const char* profile_json() {
+  const tuning::Profile& p = tuning::profile();
+  const size_t size = sizeof g_profile;
+  size_t len = size_t(std::snprintf(g_profile, size, "{\"status\":\"%s\",\"path\":\"",
+                                    tuning::profile_status_name(p.status)));
+  append_json_text(g_profile, size, &len, p.path);
+  len += size_t(std::snprintf(g_profile + len, size - len, "\",\"cpu\":\""));
+  append_json_text(g_profile, size, &len, p.cpu);
+  len += size_t(std::snprintf(g_profile + len, size - len, "\",\"this_cpu\":\""));
+  append_json_text(g_profile, size, &len, tuning::cpu_fingerprint());
+  len += size_t(std::snprintf(g_profile + len, size - len, "\",\"values\":{"));
+  bool first = true;
+  for (int i = 0; i < int(tuning::Knob::kCount); ++i) {
+    if (p.values[i] == tuning::kUnsetValue) continue;
+    len += size_t(std::snprintf(g_profile + len, size - len, "%s\"%s\":%zu", first ? "" : ",",
+                                tuning::knob_info(static_cast<tuning::Knob>(i)).env_name,
+                                p.values[i]));
+    first = false;
+  }
+  std::snprintf(g_profile + len, size - len, "}}");
+  return g_profile;
+}
+
+// The knob called `name`, or the failure to return (GEMMKIT_ERROR_VALUE).
+bool knob_named(const char* name, tuning::Knob* knob) {
+  if (name && tuning::find_knob(name, knob)) return true;
+  api::fail(GEMMKIT_ERROR_VALUE, "gemmkit: unknown knob %s%s%s", name ? "'" : "",
+            name ? name : "(null)", name ? "'" : "");
+  return false;
+}
+
 }  // namespace
 
 }  // namespace gemmkit
@@ -187,5 +256,23 @@ GEMMKIT_API int gemmkit_set_num_threads(size_t n) {
 GEMMKIT_API size_t gemmkit_get_num_threads(void) {
   return gemmkit::get_num_threads();
 }
+
+GEMMKIT_API const char* gemmkit_knobs_json(void) { return gemmkit::knobs_json(); }
+
+GEMMKIT_API int gemmkit_knob_set(const char* name, size_t value) {
+  gemmkit::tuning::Knob knob;
+  if (!gemmkit::knob_named(name, &knob)) return GEMMKIT_ERROR_VALUE;
+  gemmkit::tuning::set(knob, value);
+  return GEMMKIT_OK;
+}
+
+GEMMKIT_API int gemmkit_knob_reset(const char* name) {
+  gemmkit::tuning::Knob knob;
+  if (!gemmkit::knob_named(name, &knob)) return GEMMKIT_ERROR_VALUE;
+  gemmkit::tuning::reset(knob);
+  return GEMMKIT_OK;
+}
+
+GEMMKIT_API const char* gemmkit_profile_json(void) { return gemmkit::profile_json(); }
 
 }  // extern "C"
