@@ -4,15 +4,15 @@ writes the tuning profile the library reads at start.
 One knob at a time, in a fixed order, every other swept knob held at its
 built-in default (through the setter, so neither the environment nor an
 older profile leaks into a measurement).  Each candidate value runs two or
-three probe shapes per dtype, warmed up, then timed in batches; a batch's score is
-its time per call, a candidate's score the geometric mean over shapes and
-dtypes of the median batch, its spread the largest (max - min) / median of
-those batches.  A candidate replaces the default only when it beats it by
-more than the larger of the two spreads (plus 5 % when the default is 0,
-the analytic choice, which adapts to shapes a fixed value does not).  Every
-candidate's result is compared with the default's, so a value that changed
-an answer (beyond the rounding a new summation order brings) is never
-chosen.
+three probe shapes per dtype, warmed up, then timed in batches (the
+candidates taking turns); a batch's score is its time per call, a
+candidate's score the geometric mean over shapes and dtypes of the median
+batch, its spread the largest (max - min) / median of those batches.  A
+candidate replaces the default only when it beats it by more than the
+larger of the two spreads (plus 5 % when the default is 0, the analytic
+choice, which adapts to shapes a fixed value does not).  Every candidate's
+result is compared with the default's, so a value that changed an answer
+(beyond the rounding a new summation order brings) is never chosen.
 
 The profile (``GEMMKIT_PROFILE``, else ``$XDG_CONFIG_HOME`` or
 ``~/.config`` + ``/gemmkit/profile.env``) holds ``#`` header lines, the
@@ -115,23 +115,33 @@ def _operands(np: Any, shape: Shape, dtype: str, layout: str, rng: Any) -> tuple
     return a, b, np.empty((m, n), dtype)
 
 
-def _time(call: Any, batch_s: float, batches: int) -> Point:
-    """Median and spread of the time per call over `batches` batches of
-    about `batch_s` seconds each, after a warm-up of one batch."""
-    start = time.perf_counter()
-    call()
-    reps = max(1, int(batch_s / max(time.perf_counter() - start, 1e-7)))
-    call_times = []
-    for i in range(batches + 1):
+def _time(knob: str, candidates: Sequence[int], call: Any, batch_s: float,
+          batches: int) -> dict:
+    """{candidate: Point}: the median and spread of the time per call over
+    `batches` batches of about `batch_s` seconds each, after a warm-up
+    batch.  The candidates take turns batch by batch, so a drift of the
+    machine (another process, the clock) spreads over all of them alike."""
+    reps = {}
+    for c in candidates:
+        tuning.set(knob, c)
         start = time.perf_counter()
-        for _ in range(reps):
-            call()
-        elapsed = (time.perf_counter() - start) / reps
-        if i:  # the first batch warms up
-            call_times.append(elapsed)
-    call_times.sort()
-    median = call_times[len(call_times) // 2]
-    return Point(median, (call_times[-1] - call_times[0]) / median)
+        call()
+        reps[c] = max(1, int(batch_s / max(time.perf_counter() - start, 1e-7)))
+    call_times: dict = {c: [] for c in candidates}
+    for i in range(batches + 1):
+        for c in candidates:
+            tuning.set(knob, c)
+            start = time.perf_counter()
+            for _ in range(reps[c]):
+                call()
+            if i:  # the first round warms up
+                call_times[c].append((time.perf_counter() - start) / reps[c])
+    points = {}
+    for c, got in call_times.items():
+        got.sort()
+        median = got[len(got) // 2]
+        points[c] = Point(median, (got[-1] - got[0]) / median)
+    return points
 
 
 def _geomean(values: Sequence[float]) -> float:
@@ -172,7 +182,9 @@ def measure(knob: str, sweep: Sweep, default: int, dtypes: Sequence[str], batch_
                     gemmkit.gemm(a, b, out=out)
                     if not np.all(np.abs(out.astype(np.float64) - want) <= bound):
                         wrong.append(c)
-                    point = _time(lambda: gemmkit.gemm(a, b, out=out), batch_s, batches)
+                points = _time(knob, candidates, lambda: gemmkit.gemm(a, b, out=out), batch_s,
+                               batches)
+                for c, point in points.items():
                     times[c].append(point.seconds)
                     per_dtype[dtype][c].append(point.seconds)
                     spreads[c] = max(spreads[c], point.spread)
