@@ -38,3 +38,26 @@ def test_huge_blocking_knobs_are_clamped(knob, value):
     assert got == {"float32": True, "float64": True, "float16": True, "int8": True,
                    "batched": True}, got
     assert f"gemmkit: {knob}={value} is above its range; using 1048576" in proc.stderr
+
+
+REGISTRY = r"""
+import json, gemmkit.tuning as t
+print(json.dumps({k["name"]: [k["value"], k["origin"]] for k in t.knobs()}))
+"""
+
+
+def test_registry_reports_environment_values_and_origins():
+    # What gemmkit.tuning reports is what the environment layer read: a
+    # value, a clamped value, a malformed one (the default); GEMMKIT_PROFILE=
+    # keeps a user's profile out.
+    env = clean_env(GEMMKIT_PROFILE="", GEMMKIT_KC="300", GEMMKIT_NC=str(2**64 - 1),
+                    GEMMKIT_MC="lots")
+    proc = run_python(["-c", REGISTRY], env)
+    assert proc.returncode == 0, proc.stderr
+    got = json.loads(proc.stdout.splitlines()[-1])
+    assert got["GEMMKIT_KC"] == [300, "environment"]
+    assert got["GEMMKIT_NC"] == [1 << 20, "environment"]
+    assert got["GEMMKIT_MC"] == [0, "default"]
+    assert "gemmkit: ignoring GEMMKIT_MC=lots (expected a non-negative integer)" in proc.stderr
+    assert {origin for name, (_, origin) in got.items()
+            if name not in ("GEMMKIT_KC", "GEMMKIT_NC")} == {"default"}
