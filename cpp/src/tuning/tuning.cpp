@@ -247,73 +247,86 @@ Profile load_profile() {
     p.status = ProfileStatus::kMissing;
     return p;
   }
-  std::size_t values[static_cast<int>(Knob::kCount)];
-  for (std::size_t& v : values) v = kUnsetValue;
+  // Two passes: the cpu= line first, so a profile of another CPU is one
+  // warning, not one per line it holds.
   char line[1024];
-  int number = 0;
   bool cpu_seen = false;
-  while (std::fgets(line, sizeof line, f)) {
-    ++number;
-    const std::size_t len = std::strlen(line);
-    if (len + 1 == sizeof line && line[len - 1] != '\n') {
-      std::fprintf(stderr, "gemmkit: profile %s line %d: ignoring a line over %zu characters\n",
-                   p.path, number, sizeof line - 2);
-      int c;
-      while ((c = std::fgetc(f)) != EOF && c != '\n') {
+  for (int pass = 0; pass < 2; ++pass) {
+    int number = 0;
+    while (std::fgets(line, sizeof line, f)) {
+      ++number;
+      const std::size_t len = std::strlen(line);
+      if (len + 1 == sizeof line && line[len - 1] != '\n') {
+        if (pass == 1)
+          std::fprintf(stderr,
+                       "gemmkit: profile %s line %d: ignoring a line over %zu characters\n",
+                       p.path, number, sizeof line - 2);
+        int c;
+        while ((c = std::fgetc(f)) != EOF && c != '\n') {
+        }
+        continue;
       }
-      continue;
+      char* text = trim(line);
+      if (*text == '\0' || *text == '#') continue;
+      char* eq = std::strchr(text, '=');
+      if (!eq) {
+        if (pass == 1)
+          std::fprintf(stderr,
+                       "gemmkit: profile %s line %d: ignoring \"%s\" (expected KEY=VALUE)\n",
+                       p.path, number, text);
+        continue;
+      }
+      *eq = '\0';
+      const char* key = trim(text);
+      char* value = trim(eq + 1);
+      if (std::strcmp(key, "cpu") == 0) {
+        if (pass == 0) {
+          std::snprintf(p.cpu, sizeof p.cpu, "%s", value);
+          cpu_seen = true;
+        }
+        continue;
+      }
+      if (pass == 0) continue;
+      Knob knob = Knob::kCount;
+      const bool known = find_knob(key, &knob);
+      if (!known || knob == Knob::kNumThreads) {
+        std::fprintf(stderr, "gemmkit: profile %s line %d: ignoring %s (%s)\n", p.path,
+                     number, key,
+                     known ? "the thread count is not read from a profile" : "not a knob");
+        continue;
+      }
+      char where[1200];
+      std::snprintf(where, sizeof where, "%s=%s in profile %s line %d", key, value, p.path,
+                    number);
+      std::size_t parsed;
+      if (parse_value(knob_info(knob), value, where, &parsed))
+        p.values[static_cast<int>(knob)] = parsed;
     }
-    char* text = trim(line);
-    if (*text == '\0' || *text == '#') continue;
-    char* eq = std::strchr(text, '=');
-    if (!eq) {
-      std::fprintf(stderr,
-                   "gemmkit: profile %s line %d: ignoring \"%s\" (expected KEY=VALUE)\n",
-                   p.path, number, text);
-      continue;
+    if (std::ferror(f) != 0) {
+      std::fclose(f);
+      std::fprintf(stderr, "gemmkit: could not read profile %s; ignoring it\n", p.path);
+      for (std::size_t& v : p.values) v = kUnsetValue;
+      p.status = ProfileStatus::kUnreadable;
+      return p;
     }
-    *eq = '\0';
-    const char* key = trim(text);
-    char* value = trim(eq + 1);
-    if (std::strcmp(key, "cpu") == 0) {
-      std::snprintf(p.cpu, sizeof p.cpu, "%s", value);
-      cpu_seen = true;
-      continue;
+    if (pass == 0) {
+      const char* here = cpu_fingerprint();
+      if (!cpu_seen || std::strcmp(p.cpu, here) != 0) {
+        std::fclose(f);
+        if (cpu_seen)
+          std::fprintf(stderr,
+                       "gemmkit: ignoring profile %s: measured on cpu=%s, this is cpu=%s "
+                       "(python -m gemmkit.tune measures this one)\n",
+                       p.path, p.cpu, here);
+        else
+          std::fprintf(stderr, "gemmkit: ignoring profile %s: it has no cpu= line\n", p.path);
+        p.status = ProfileStatus::kOtherCpu;
+        return p;
+      }
+      std::rewind(f);
     }
-    Knob knob = Knob::kCount;
-    const bool known = find_knob(key, &knob);
-    if (!known || knob == Knob::kNumThreads) {
-      std::fprintf(stderr, "gemmkit: profile %s line %d: ignoring %s (%s)\n", p.path, number,
-                   key, known ? "the thread count is not read from a profile" : "not a knob");
-      continue;
-    }
-    char where[1200];
-    std::snprintf(where, sizeof where, "%s=%s in profile %s line %d", key, value, p.path,
-                  number);
-    std::size_t parsed;
-    if (parse_value(knob_info(knob), value, where, &parsed))
-      values[static_cast<int>(knob)] = parsed;
   }
-  const bool read_error = std::ferror(f) != 0;
   std::fclose(f);
-  if (read_error) {
-    std::fprintf(stderr, "gemmkit: could not read profile %s; ignoring it\n", p.path);
-    p.status = ProfileStatus::kUnreadable;
-    return p;
-  }
-  const char* here = cpu_fingerprint();
-  if (!cpu_seen || std::strcmp(p.cpu, here) != 0) {
-    if (cpu_seen)
-      std::fprintf(stderr,
-                   "gemmkit: ignoring profile %s: measured on cpu=%s, this is cpu=%s "
-                   "(python -m gemmkit.tune measures this one)\n",
-                   p.path, p.cpu, here);
-    else
-      std::fprintf(stderr, "gemmkit: ignoring profile %s: it has no cpu= line\n", p.path);
-    p.status = ProfileStatus::kOtherCpu;
-    return p;
-  }
-  std::memcpy(p.values, values, sizeof values);
   p.status = ProfileStatus::kLoaded;
   return p;
 #endif
