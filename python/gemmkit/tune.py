@@ -268,11 +268,13 @@ def profile_text(results: Sequence[Result], header: Sequence[str], cpu: str) -> 
 
 def _parse(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m gemmkit.tune",
-                                     description=__doc__.split("\n\n")[0])
+                                     description="Measures gemmkit's blocking knobs on this "
+                                                 "CPU and writes the profile the library "
+                                                 "reads at start.")
     parser.add_argument("--dtypes", default=",".join(DTYPES),
                         help="comma-separated, among float32,float64 (default: both)")
     parser.add_argument("--budget", type=float, default=None,
-                        help=f"seconds to spend measuring, about (default {DEFAULT_BUDGET_S:g}; "
+                        help=f"seconds to spend measuring, at most about (default {DEFAULT_BUDGET_S:g}; "
                              "--quick: 10)")
     parser.add_argument("--out", default=None,
                         help="profile to write (default: where the library looks, "
