@@ -274,8 +274,8 @@ def _parse(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     parser.add_argument("--dtypes", default=",".join(DTYPES),
                         help="comma-separated, among float32,float64 (default: both)")
     parser.add_argument("--budget", type=float, default=None,
-                        help=f"seconds to spend measuring, at most about (default {DEFAULT_BUDGET_S:g}; "
-                             "--quick: 10)")
+                        help="seconds to spend measuring, at most about "
+                             f"(default {DEFAULT_BUDGET_S:g}; --quick: 10)")
     parser.add_argument("--out", default=None,
                         help="profile to write (default: where the library looks, "
                              "GEMMKIT_PROFILE or ~/.config/gemmkit/profile.env)")
