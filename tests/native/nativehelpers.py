@@ -100,10 +100,13 @@ def missing_for(isa: str) -> list[str] | None:
 
 def clean_env(**updates: str | None) -> dict[str, str]:
     """os.environ without any GEMMKIT_* setting nor OMP_NUM_THREADS (which sets
-    gemmkit's default thread count when GEMMKIT_NUM_THREADS is unset), plus
+    gemmkit's default thread count when GEMMKIT_NUM_THREADS is unset), with no
+    tuning profile (GEMMKIT_PROFILE empty: a profile the tuner wrote on this
+    machine would otherwise change the knobs' values and origins), plus
     ``updates`` (None drops)."""
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("GEMMKIT_") and k != "OMP_NUM_THREADS"}
+    env["GEMMKIT_PROFILE"] = ""
     for key, value in updates.items():
         if value is None:
             env.pop(key, None)

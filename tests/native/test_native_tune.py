@@ -99,7 +99,7 @@ def test_default_path_under_xdg_config_home(tmp_path):
     cpu = _this_cpu(tmp_path)
     (tmp_path / "gemmkit").mkdir()
     _write(tmp_path / "gemmkit" / "profile.env", cpu, "GEMMKIT_KC=320")
-    doc = run_json(["-c", REPORT], clean_env(XDG_CONFIG_HOME=str(tmp_path)))
+    doc = run_json(["-c", REPORT], clean_env(XDG_CONFIG_HOME=str(tmp_path), GEMMKIT_PROFILE=None))
     assert doc["profile"]["path"] == str(tmp_path / "gemmkit" / "profile.env")
     assert doc["knobs"]["GEMMKIT_KC"] == [320, "profile"]
     # GEMMKIT_PROFILE set empty: no profile at all.

@@ -65,7 +65,11 @@ struct FloatKernel {
 
   // The depth loop.  b_at(p, j) is element (p, j) of the B micropanel: the
   // only thing that differs between a packed panel and in-place columns.
-  template <class BAt>
+  // kStreamA: A is read in place, a stride apart per depth step, which the
+  // hardware prefetchers do not follow: fetch kStreamDepth steps ahead
+  // (16x4096x4096 in place: 0.55 -> 0.9x of packing it; 20 steps was worse).
+  static constexpr index_t kStreamDepth = 8;
+  template <bool kStreamA = false, class BAt>
   static GEMMKIT_INLINE void accumulate(index_t kc, const T* GEMMKIT_RESTRICT a,
                                         index_t a_step, BAt b_at,
                                         Reg (&acc)[NR][MR_REG]) {
@@ -73,7 +77,10 @@ struct FloatKernel {
     for (index_t p = 0; p < kc; ++p) {
       Reg av[MR_REG];
       GEMMKIT_UNROLL(8)
-      for (int r = 0; r < MR_REG; ++r) av[r] = Ops::loadu(a + r * kLanes);
+      for (int r = 0; r < MR_REG; ++r) {
+        if constexpr (kStreamA) GEMMKIT_PREFETCH_READ(a + kStreamDepth * a_step + r * kLanes);
+        av[r] = Ops::loadu(a + r * kLanes);
+      }
       GEMMKIT_UNROLL(16)
       for (int j = 0; j < NR; ++j) {
         const Reg bj = Ops::splat(b_at(p, j));
@@ -298,7 +305,12 @@ struct Microkernel {
     if (b_cols) {
       const PB* col[kNr];
       for (int j = 0; j < kNr; ++j) col[j] = b + (j < n_eff ? j : 0) * b_cs;
-      Loop::accumulate(kc, a, a_step, [&col](index_t p, int j) { return col[j][p]; }, acc);
+      const auto b_at = [&col](index_t p, int j) { return col[j][p]; };
+      if (a_step != Loop::kMr) Loop::template accumulate<true>(kc, a, a_step, b_at, acc);
+      else Loop::accumulate(kc, a, a_step, b_at, acc);
+    } else if (a_step != Loop::kMr) {
+      Loop::template accumulate<true>(kc, a, a_step,
+                                      [b](index_t p, int j) { return b[p * kNr + j]; }, acc);
     } else {
       Loop::accumulate(kc, a, a_step, [b](index_t p, int j) { return b[p * kNr + j]; }, acc);
     }

@@ -43,7 +43,8 @@ const KnobInfo kKnobs[] = {
     {"GEMMKIT_GEMV_PARALLEL_BYTES", 4u << 20, kWorkMax,
      "matrix bytes above which a GEMV is split across threads"},
     // 0: in-place reads of A measured slower than packing on 16x4096x4096
-    // (strided depth steps defeat the prefetchers), so off by default.
+    // (strided depth steps defeat the prefetchers; with the microkernel's
+    // software prefetch still 0.9x), so off by default.
     {"GEMMKIT_INPLACE_LHS_MAX_N", 0, kBlockMax,
      "read a unit-stride A in place instead of packing it when n <= this"},
     {"GEMMKIT_INPLACE_RHS_MAX_N", 256, kBlockMax,
