@@ -12,10 +12,21 @@
 #include "tuning/tuning.cpp"
 #undef gemmkit
 
-// max_threads() in the copy needs this; the parser does not.
+// max_threads() and the profile's CPU fingerprint in the copy need these;
+// the parser does not (this copy never reads a profile).
 namespace gemmkit_knob_copy::parallel {
 int available_cores() { return 1; }
 }  // namespace gemmkit_knob_copy::parallel
+namespace gemmkit_knob_copy::dispatch {
+const char* isa_name(Isa) { return "scalar"; }
+bool isa_usable(Isa, char*, int) { return false; }
+}  // namespace gemmkit_knob_copy::dispatch
+namespace gemmkit_knob_copy::cache {
+const CacheInfo& info() {
+  static const CacheInfo none{0, 0, 0, "default"};
+  return none;
+}
+}  // namespace gemmkit_knob_copy::cache
 
 // The value the registry makes of getenv(knob's name) right now.
 std::size_t fuzz_parse_knob_env(int knob) {
