@@ -57,11 +57,9 @@ const KnobInfo kKnobs[] = {
 static_assert(sizeof(kKnobs) / sizeof(kKnobs[0]) ==
               static_cast<std::size_t>(Knob::kCount));
 
-constexpr std::size_t kUnset = ~std::size_t(0);
-
 struct KnobState {
-  std::atomic<std::size_t> setter{kUnset};
-  std::atomic<std::size_t> env{kUnset};  // kUnset: not set, or malformed
+  std::atomic<std::size_t> setter{kUnsetValue};
+  std::atomic<std::size_t> env{kUnsetValue};  // kUnsetValue: not set, or malformed
   std::atomic<bool> env_read{false};
 };
 
@@ -403,18 +401,18 @@ const char* cpu_fingerprint() {
 std::size_t get(Knob knob, Origin* origin) {
   KnobState& s = g_state[static_cast<int>(knob)];
   const std::size_t set_value = s.setter.load(std::memory_order_relaxed);
-  if (set_value != kUnset) {
+  if (set_value != kUnsetValue) {
     if (origin) *origin = Origin::kSetter;
     return set_value;
   }
   if (!s.env_read.load(std::memory_order_acquire)) {
     bool given;
     const std::size_t value = read_env(knob_info(knob), &given);
-    s.env.store(given ? value : kUnset, std::memory_order_relaxed);
+    s.env.store(given ? value : kUnsetValue, std::memory_order_relaxed);
     s.env_read.store(true, std::memory_order_release);
   }
   const std::size_t env_value = s.env.load(std::memory_order_relaxed);
-  if (env_value != kUnset) {
+  if (env_value != kUnsetValue) {
     if (origin) *origin = Origin::kEnvironment;
     return env_value;
   }
@@ -434,7 +432,7 @@ void set(Knob knob, std::size_t value) {
 }
 
 void reset(Knob knob) {
-  g_state[static_cast<int>(knob)].setter.store(kUnset, std::memory_order_relaxed);
+  g_state[static_cast<int>(knob)].setter.store(kUnsetValue, std::memory_order_relaxed);
 }
 
 const char* thread_source_name(ThreadSource source) {

@@ -74,7 +74,8 @@ struct Profile {
   ProfileStatus status;
   char path[1024];  // the file looked for ("" when none)
   char cpu[256];    // its cpu= line ("" when none)
-  // kUnsetValue: the profile does not set the knob (always so unless loaded).
+  // kUnsetValue: the profile does not set the knob (always so unless loaded);
+  // the setter and environment layers mark "not given" with it too.
   std::size_t values[static_cast<int>(Knob::kCount)];
 };
 constexpr std::size_t kUnsetValue = ~std::size_t(0);
