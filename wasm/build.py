@@ -21,6 +21,10 @@ Outputs (build products, never committed):
   ``web-demo/gemmkit-scalar.wasm``: standalone modules (wasi-libc linked in
   statically) for browsers and node, loaded by ``wasm/gemmkit.mjs`` (copied
   next to them).
+* ``web-demo/gemmkit-relaxed_simd-threads.wasm``,
+  ``web-demo/gemmkit-simd128-threads.wasm``: the same with atomics and an
+  imported shared memory, whose worker pool runs on the loader's Web Workers
+  (``wasm/gemmkit-worker.mjs``, copied next to them too).
 
 Each module carries its best ISA as its default pin
 (``GEMMKIT_DEFAULT_REQUIRE_ISA``; the ``GEMMKIT_REQUIRE_ISA`` environment
@@ -232,6 +236,8 @@ class Variant:
     flagless: tuple[str, ...] = ()  # ISAs whose units lose the registry's
                                # flags (only the self-check variants used by
                                # the tests: they must refuse to run)
+    threads: bool = False      # atomics, one shared memory, a worker pool
+                               # (cpp/src/parallel/wasm_pool.cpp)
 
 
 def module_isas(top: str, root: Path = REPO) -> tuple[str, ...]:
@@ -250,6 +256,11 @@ def module_isas(top: str, root: Path = REPO) -> tuple[str, ...]:
 MODULE_ISAS = ("relaxed_simd", "simd128")
 
 
+# The JavaScript beside the standalone modules: the loader, and the entry of
+# the Web Workers of a threaded module.
+LOADER_SCRIPTS = ("gemmkit.mjs", "gemmkit-worker.mjs")
+
+
 def side_module_name(isa: str) -> str:
     return f"_gemmkit_{isa}.wasm"
 
@@ -260,6 +271,11 @@ VARIANTS = {
     **{f"web-{isa}": Variant(f"web-{isa}", module_isas(isa), False, isa)
        for isa in MODULE_ISAS},
     "web-scalar": Variant("web-scalar", floor_isas(), False, None),
+    # The threaded standalone modules: the loader's Web Workers share their
+    # memory (loadGemmkit({ threads })).  Pyodide cannot start wasm threads.
+    **{f"web-{isa}-threads": Variant(f"web-{isa}-threads", module_isas(isa), False, isa,
+                                     threads=True)
+       for isa in MODULE_ISAS},
     # Pinned builds whose top target lost its flag: they must refuse to run
     # (tests/wasm prove it); never shipped.
     **{f"selfcheck-{isa}-noflag": Variant(f"selfcheck-{isa}-noflag", module_isas(isa), False,
@@ -307,7 +323,10 @@ def common_flags(tc: Toolchain, root: Path, variant: Variant) -> list[str]:
         # Only the wasm32 headers: never the host's /usr/include.
         "-nostdlibinc", "-isystem", tc.libcxx_include, "-isystem", tc.wasi_include,
         "-I", str(root / "cpp" / "include"), "-I", str(root / "cpp" / "src"),
-        "-DGEMMKIT_NO_THREADS=1",
+        # Threads need atomic instructions, and thread_local data then
+        # lives in passive segments (bulk memory); without them the pool is
+        # compiled out.
+        *(["-matomics", "-mbulk-memory"] if variant.threads else ["-DGEMMKIT_NO_THREADS=1"]),
         *[f"-DGEMMKIT_HAVE_{isa.upper()}=1" for isa in built],
         "-Wall", "-Wextra", *(["-Werror"] if werror() else []),
     ]
@@ -417,6 +436,17 @@ def c_abi_functions(root: Path) -> list[str]:
     return sorted(set(names))
 
 
+# What a threaded module exports beside the C ABI, for its loader: the pool
+# (wasm_pool.cpp) and what each worker instance needs to give itself its own
+# stack and thread-local block.
+THREAD_EXPORTS = ("gemmkit_wasm_worker", "gemmkit_wasm_set_helpers", "gemmkit_wasm_stop",
+                  "gemmkit_wasm_jobs_served",
+                  "__stack_pointer", "__wasm_init_tls", "__tls_size", "__tls_align")
+# A threaded module's memory is imported (every worker instance gets the same
+# one) and needs a maximum: 4 GiB, the limit of the single-threaded builds.
+THREAD_MAX_MEMORY = 1 << 32
+
+
 def link(tc: Toolchain, root: Path, variant: Variant, objs: list[Path],
          out: Path) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -434,6 +464,14 @@ def link(tc: Toolchain, root: Path, variant: Variant, objs: list[Path],
                "-z", "stack-size=1048576", "--gc-sections",
                os.path.join(tc.wasi_lib, "crt1-reactor.o")]
         cmd += [f"--export={name}" for name in exports + ["malloc", "free"]]
+        if variant.threads:
+            # wasi-libc's objects carry no atomics feature, so wasm-ld would
+            # refuse them in a shared memory: --no-check-features, safe since
+            # a job's one use of libc's state, the allocator, takes a lock
+            # (parallel/wasm_pool.cpp says why that is all).
+            cmd += ["--shared-memory", "--import-memory", f"--max-memory={THREAD_MAX_MEMORY}",
+                    "--no-check-features"]
+            cmd += [f"--export={name}" for name in THREAD_EXPORTS]
         cmd += [str(o) for o in objs]
         cmd += ["-L", tc.wasi_lib, "-lc"]
         if tc.builtins:
@@ -689,15 +727,16 @@ def build(root: Path, only: set[str], jobs: int, out_dist: Path,
     t0 = time.perf_counter()
     produced = {}
     if "web" in only:
-        for isa in (*MODULE_ISAS, "scalar"):
-            v = VARIANTS[f"web-{isa}"]
+        for name in (*MODULE_ISAS, "scalar", *(f"{isa}-threads" for isa in MODULE_ISAS)):
+            v = VARIANTS[f"web-{name}"]
             objs = compile_variant(tc, root, v, build_dir, jobs)
-            out = out_web / f"gemmkit-{isa}.wasm"
+            out = out_web / f"gemmkit-{name}.wasm"
             link(tc, root, v, objs, out)
-            produced[f"web-{isa}"] = out
-        loader = out_web / "gemmkit.mjs"
-        shutil.copyfile(REPO / "wasm" / "gemmkit.mjs", loader)
-        produced["loader"] = loader
+            produced[f"web-{name}"] = out
+        for script in LOADER_SCRIPTS:
+            copy = out_web / script
+            shutil.copyfile(REPO / "wasm" / script, copy)
+            produced[script] = copy
     if "tests" in only:
         # Test-only modules (never shipped), for tests/wasm.
         for isa in MODULE_ISAS:

@@ -20,6 +20,16 @@
 // message is the core's gemmkit_last_error() and whose status is the
 // gemmkit_status code.
 //
+// loadGemmkit({ threads: N }) loads the threaded build of the ISA
+// (gemmkit-<isa>-threads.wasm): one shared WebAssembly.Memory, N - 1 Web
+// Workers (gemmkit-worker.mjs, next to this file) each running the core's
+// worker loop on its own instance, and the caller's thread as the first
+// member of every team.  gemm stays synchronous and its results are
+// bit-identical to one thread's (the core never splits the depth).  A
+// browser allows shared memory only on a cross-origin isolated page (COOP
+// same-origin + COEP require-corp); elsewhere a threaded load refuses with
+// THREADS_REFUSAL_MESSAGE.  close() ends the workers.
+//
 // Each SIMD build is compiled with its pin fixed to its ISA.  An engine
 // without Wasm SIMD (or without relaxed SIMD) could not even compile it, so
 // the loader first validates a tiny probe module and refuses with
@@ -60,6 +70,19 @@ export const RELAXED_SIMD_REFUSAL_MESSAGE =
   "this engine does not support; load the simd128 build instead: " +
   'loadGemmkit({ isa: "simd128" }) (or isa "auto", the best this engine runs)';
 
+export const THREADS_REFUSAL_MESSAGE =
+  "gemmkit: threads need shared WebAssembly memory (SharedArrayBuffer), which " +
+  "this context does not allow: a page must be cross-origin isolated (served with " +
+  "Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: " +
+  "require-corp); load with threads: 1 instead";
+
+/** Most threads a threaded build serves (its 63 workers and the caller). */
+export const MAX_THREADS = 64;
+
+// Each worker's stack, as large as the main thread's (-z stack-size in
+// wasm/build.py's link).
+const WORKER_STACK_BYTES = 1 << 20;
+
 /**
  * Every failure of this module: message starts with "gemmkit: ".  `code` is
  * the status name of gemmkit.h ("SHAPE", "DTYPE", "ISA", ...); `status` its
@@ -74,6 +97,10 @@ export class GemmkitError extends Error {
     this.status = status;
   }
 }
+
+const IS_NODE =
+  typeof process === "object" && process !== null &&
+  typeof process.versions?.node === "string";
 
 function validates(probe) {
   try {
@@ -93,6 +120,19 @@ export function relaxedSimdSupported() {
   return validates(RELAXED_SIMD_PROBE);
 }
 
+/** True when this context may share a WebAssembly.Memory with workers. */
+export function threadsSupported() {
+  if (typeof SharedArrayBuffer !== "function" || typeof Atomics !== "object") return false;
+  if (!IS_NODE && globalThis.crossOriginIsolated !== true) return false;
+  if (!IS_NODE && typeof Worker !== "function") return false;
+  try {
+    new WebAssembly.Memory({ initial: 1, maximum: 1, shared: true });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * The standalone builds, best first: what each needs of the engine and the
  * refusal when that is missing.  "auto" loads the first one supported.
@@ -110,10 +150,6 @@ export const DEFAULT_ISA = "simd128";
 export function bestIsa() {
   return BUILDS.find((build) => build.supported()).isa;
 }
-
-const IS_NODE =
-  typeof process === "object" && process !== null &&
-  typeof process.versions?.node === "string";
 
 async function readBytes(url) {
   if (url.protocol === "file:") {
@@ -178,8 +214,9 @@ function wasiImports(getMemory, env) {
       for (let i = 0; i < iovsLen; i++) {
         const ptr = dv.getUint32(iovs + 8 * i, true);
         const len = dv.getUint32(iovs + 8 * i + 4, true);
+        // A copy: TextDecoder refuses views of a shared memory.
         pending[fd] += decoder.decode(
-          new Uint8Array(getMemory().buffer, ptr, len));
+          new Uint8Array(getMemory().buffer, ptr, len).slice());
         written += len;
       }
       const lines = pending[fd].split("\n");
@@ -197,10 +234,15 @@ function wasiImports(getMemory, env) {
   };
 }
 
-function importObject(module, getMemory, env) {
+// `memory`: the shared memory a threaded build imports (null otherwise).
+function importObject(module, getMemory, env, memory = null) {
   const wasi = wasiImports(getMemory, env);
-  const imports = { wasi_snapshot_preview1: {} };
+  const imports = { wasi_snapshot_preview1: {}, env: {} };
   for (const imp of WebAssembly.Module.imports(module)) {
+    if (memory && imp.module === "env" && imp.name === "memory" && imp.kind === "memory") {
+      imports.env.memory = memory;
+      continue;
+    }
     if (imp.module !== "wasi_snapshot_preview1" || imp.kind !== "function") {
       throw new GemmkitError(
         `gemmkit: unexpected import ${imp.module}.${imp.name}: ` +
@@ -210,6 +252,128 @@ function importObject(module, getMemory, env) {
     imports.wasi_snapshot_preview1[imp.name] = wasi[imp.name] ?? (() => 52);
   }
   return imports;
+}
+
+// The limits (in 64 KiB pages) of the memory a module imports, read from its
+// import section: a threaded build's shared memory must be made to match.
+function importedMemoryLimits(bytes) {
+  const data = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
+  let pos = 8;
+  const leb = () => {
+    let result = 0;
+    let shift = 0;
+    for (;;) {
+      const byte = data[pos++];
+      result += (byte & 0x7f) * 2 ** shift;
+      shift += 7;
+      if (byte < 0x80) return result;
+    }
+  };
+  const skipName = () => { const n = leb(); pos += n; };
+  while (pos < data.length) {
+    const id = data[pos++];
+    const size = leb();
+    const end = pos + size;
+    if (id === 2) {
+      for (let count = leb(); count > 0; count--) {
+        skipName();
+        skipName();
+        const kind = data[pos++];
+        if (kind === 2) {
+          const flags = leb();
+          const initial = leb();
+          return { initial, maximum: flags & 1 ? leb() : undefined, shared: (flags & 2) !== 0 };
+        }
+        if (kind === 0) leb();
+        else if (kind === 1) { pos++; const f = leb(); leb(); if (f & 1) leb(); }
+        else if (kind === 3) pos += 2;
+        else break;
+      }
+    }
+    pos = end;
+  }
+  throw new GemmkitError("gemmkit: the module imports no memory: not a threaded gemmkit build");
+}
+
+// Starts a threaded build's workers: each gets the compiled module, the
+// shared memory, its tid and a stack and TLS block allocated here; resolves
+// once every one serves (gemmkit-worker.mjs, serveAsWorker below).
+async function startWorkers(ex, compiled, memory, helpers, env, workerUrl) {
+  const alignUp = (p, align) => Math.ceil(p / align) * align;
+  const tlsSize = ex.__tls_size.value;
+  const tlsAlign = Math.max(ex.__tls_align.value, 16);
+  const WorkerImpl = IS_NODE ? (await import("node:worker_threads")).Worker : Worker;
+  const workers = [];
+  const started = [];
+  for (let tid = 1; tid <= helpers; tid++) {
+    const stack = ex.malloc(WORKER_STACK_BYTES);
+    const tls = ex.malloc(tlsSize + tlsAlign);
+    if (!stack || !tls) {
+      throw new GemmkitError("gemmkit: out of wasm memory starting the workers", "ALLOC");
+    }
+    const worker = IS_NODE ? new WorkerImpl(workerUrl) : new WorkerImpl(workerUrl, { type: "module" });
+    workers.push(worker);
+    started.push(new Promise((resolve, reject) => {
+      const onMessage = (message) => {
+        const data = IS_NODE ? message : message.data;
+        if (data.ready) resolve();
+        else if (data.error) reject(new GemmkitError(`gemmkit: worker ${tid}: ${data.error}`));
+      };
+      const onError = (error) => reject(new GemmkitError(
+        `gemmkit: worker ${tid} failed to start: ${error?.message ?? error}`));
+      if (IS_NODE) {
+        worker.on("message", onMessage);
+        worker.on("error", onError);
+      } else {
+        worker.addEventListener("message", onMessage);
+        worker.addEventListener("error", onError);
+      }
+    }));
+    worker.postMessage({
+      module: compiled, memory, tid, env,
+      stackTop: Math.floor((stack + WORKER_STACK_BYTES) / 16) * 16,
+      tls: alignUp(tls, tlsAlign),
+    });
+  }
+  try {
+    await Promise.all(started);
+  } catch (error) {
+    for (const worker of workers) worker.terminate();
+    throw error;
+  }
+  // Idle workers never keep node alive.
+  if (IS_NODE) for (const worker of workers) worker.unref();
+  ex.gemmkit_wasm_set_helpers(helpers);
+  return workers;
+}
+
+/**
+ * The body of a threaded build's Web Worker (gemmkit-worker.mjs): takes its
+ * start message, gives its instance the stack and TLS block it was handed,
+ * says it is ready, and serves jobs until the loader's close().
+ */
+export async function serveAsWorker() {
+  const port = IS_NODE ? (await import("node:worker_threads")).parentPort : globalThis;
+  const start = await new Promise((resolve) => {
+    if (IS_NODE) port.once("message", resolve);
+    else port.addEventListener("message", (event) => resolve(event.data), { once: true });
+  });
+  let ex;
+  try {
+    const { module, memory, env } = start;
+    const instance = await WebAssembly.instantiate(
+      module, importObject(module, () => memory, env, memory));
+    ex = instance.exports;
+    ex.__stack_pointer.value = start.stackTop;
+    ex.__wasm_init_tls(start.tls);
+  } catch (error) {
+    port.postMessage({ error: String(error?.message ?? error) });
+    return;
+  }
+  port.postMessage({ ready: true });
+  ex.gemmkit_wasm_worker(start.tid);  // returns at close()
+  if (IS_NODE) port.close();
+  else globalThis.close();
 }
 
 function checkDim(name, value, refuse) {
@@ -229,9 +393,15 @@ function checkDim(name, value, refuse) {
  * @param {WebAssembly.Module} [options.module] an already compiled module
  * @param {Record<string,string>} [options.env] environment the module's
  *   getenv sees (default: in node, the process's GEMMKIT_* variables)
+ * @param {number} [options.threads=1] threads of every product: above 1, the
+ *   threaded build (gemmkit-<isa>-threads.wasm) with threads - 1 workers;
+ *   the core still runs small products on one (GEMMKIT_NUM_THREADS and the
+ *   parallel knobs apply)
+ * @param {string|URL} [options.workerUrl] the workers' script (default: next
+ *   to this file, gemmkit-worker.mjs)
  */
 export async function loadGemmkit(options = {}) {
-  const { isa: asked = DEFAULT_ISA, url, bytes, module, env } = options;
+  const { isa: asked = DEFAULT_ISA, url, bytes, module, env, threads = 1, workerUrl } = options;
   const names = ["auto", ...BUILDS.map((build) => build.isa)];
   if (!names.includes(asked)) {
     throw new GemmkitError(
@@ -240,24 +410,52 @@ export async function loadGemmkit(options = {}) {
       "VALUE",
     );
   }
+  if (!Number.isSafeInteger(threads) || threads < 1 || threads > MAX_THREADS) {
+    throw new GemmkitError(
+      `gemmkit: loadGemmkit: threads must be an integer from 1 to ${MAX_THREADS}, ` +
+      `got ${JSON.stringify(threads)}`,
+      "VALUE",
+    );
+  }
   const isa = asked === "auto" ? bestIsa() : asked;
   const build = BUILDS.find((b) => b.isa === isa);
   if (!build.supported()) {
     throw new GemmkitError(build.refusal, "ISA");
   }
+  const threaded = threads > 1;
+  if (threaded && isa === "scalar") {
+    throw new GemmkitError(
+      'gemmkit: there is no threaded scalar build: load isa "simd128" or "relaxed_simd" ' +
+      "for threads, or the scalar build with threads: 1",
+      "VALUE",
+    );
+  }
+  if (threaded && !threadsSupported()) {
+    throw new GemmkitError(THREADS_REFUSAL_MESSAGE, "ISA");
+  }
   const t0 = performance.now();
   let compiled = module;
-  if (!compiled) {
-    const source = bytes ??
-      (await readBytes(new URL(url ?? `./gemmkit-${isa}.wasm`, import.meta.url)));
-    compiled = await WebAssembly.compile(source);
+  let source = bytes;
+  if (!compiled || (threaded && !source)) {
+    source ??= await readBytes(
+      new URL(url ?? `./gemmkit-${isa}${threaded ? "-threads" : ""}.wasm`, import.meta.url));
+    compiled ??= await WebAssembly.compile(source);
   }
+  const moduleEnv = env ?? defaultEnv();
   let memory = null;
+  if (threaded) {
+    const limits = importedMemoryLimits(source);
+    if (!limits.shared) {
+      throw new GemmkitError("gemmkit: loadGemmkit: threads need a threaded build " +
+        `(gemmkit-${isa}-threads.wasm); this module has no shared memory`, "VALUE");
+    }
+    memory = new WebAssembly.Memory({ ...limits, shared: true });
+  }
   const getMemory = () => memory;
   const instance = await WebAssembly.instantiate(
-    compiled, importObject(compiled, getMemory, env ?? defaultEnv()));
+    compiled, importObject(compiled, getMemory, moduleEnv, memory));
   const ex = instance.exports;
-  memory = ex.memory;
+  memory ??= ex.memory;
   if (typeof ex._initialize === "function") ex._initialize();
   const abi = ex.gemmkit_abi_version();
   if (abi !== ABI_VERSION) {
@@ -266,6 +464,10 @@ export async function loadGemmkit(options = {}) {
       "INTERNAL",
     );
   }
+  const workers = threaded
+    ? await startWorkers(ex, compiled, memory, threads - 1, moduleEnv,
+      new URL(workerUrl ?? "./gemmkit-worker.mjs", import.meta.url))
+    : [];
   const instantiateMs = performance.now() - t0;
 
   const cString = (ptr) => {
@@ -273,7 +475,8 @@ export async function loadGemmkit(options = {}) {
     const heap = new Uint8Array(memory.buffer);
     let end = ptr;
     while (heap[end] !== 0) end++;
-    return new TextDecoder().decode(heap.subarray(ptr, end));
+    // A copy: TextDecoder refuses views of a shared memory.
+    return new TextDecoder().decode(heap.slice(ptr, end));
   };
   const lastError = () => cString(ex.gemmkit_last_error());
   // The status codes are the module's own (gemmkit_codes_json), by name.
@@ -400,10 +603,25 @@ export async function loadGemmkit(options = {}) {
     return JSON.parse(cString(ptr));
   }
 
+  let closed = false;
+  /** Ends a threaded build's workers (nothing to do for one thread). */
+  async function close() {
+    if (closed || !threaded) return;
+    closed = true;
+    ex.gemmkit_wasm_stop();
+    await Promise.all(workers.map((worker) => worker.terminate()));
+  }
+
+  /** Jobs each worker has finished: [worker 1, worker 2, ...]. */
+  const jobsServed = () => workers.map((_, i) => ex.gemmkit_wasm_jobs_served(i + 1));
+
   return Object.freeze({
     isa,
+    threads,
     gemm,
     dispatchInfo,
+    close,
+    jobsServed,
     version: cString(ex.gemmkit_version()),
     abiVersion: abi,
     instantiateMs,

@@ -13,7 +13,8 @@
 // concurrent callers deadlock-free and their results unchanged.
 #include "parallel/thread_pool.hpp"
 
-#if !defined(GEMMKIT_NO_THREADS)
+// WebAssembly's threaded builds have their own pool (wasm_pool.cpp).
+#if !defined(GEMMKIT_NO_THREADS) && !defined(__wasm__)
 #if defined(_WIN32)
 #ifndef NOMINMAX
 #define NOMINMAX
@@ -40,6 +41,7 @@
 #include "compiler.hpp"
 #endif
 
+#if defined(GEMMKIT_NO_THREADS) || !defined(__wasm__)
 namespace gemmkit::parallel {
 
 #if defined(GEMMKIT_NO_THREADS)
@@ -256,3 +258,4 @@ int available_cores() {
 #endif  // GEMMKIT_NO_THREADS
 
 }  // namespace gemmkit::parallel
+#endif

@@ -1,6 +1,8 @@
 // L2 parallel: per-thread packing scratch (64-byte aligned, grow-only).
 #include "parallel/workspace.hpp"
 
+#include <atomic>
+
 #include "compiler.hpp"
 
 namespace gemmkit::workspace {
@@ -22,6 +24,27 @@ struct ThreadBuffers {
   Buffer slots[kSlots];
 };
 ThreadBuffers tls;
+#elif defined(__wasm__)
+// Threaded wasm builds: one set per worker, never freed (a worker lives as
+// long as its module, and wasi-libc has no thread-exit hooks).  wasi-libc's
+// malloc takes no lock, and workers grow their buffers inside a job: every
+// allocation here holds this one (wasm_pool.cpp says why it is the only one
+// a job makes).
+struct ThreadBuffers {
+  Buffer slots[kSlots];
+};
+thread_local ThreadBuffers tls;
+std::atomic_flag g_allocating = ATOMIC_FLAG_INIT;
+struct AllocationLock {
+  AllocationLock() {
+    while (g_allocating.test_and_set(std::memory_order_acquire)) {
+    }
+  }
+  ~AllocationLock() { g_allocating.clear(std::memory_order_release); }
+  AllocationLock(const AllocationLock&) = delete;
+  AllocationLock& operator=(const AllocationLock&) = delete;
+};
+#define GEMMKIT_HAS_ALLOCATION_LOCK 1
 #else
 struct ThreadBuffers {
   Buffer slots[kSlots];
@@ -46,8 +69,13 @@ void* thread_buffer(int slot, std::size_t bytes) {
     size *= 2;
   }
   void* p = nullptr;
-  if (GEMMKIT_ALLOCATE_ALIGNED(&p, kAlign, size) != 0) return nullptr;
-  GEMMKIT_FREE_ALIGNED(b.data);
+  {
+#if defined(GEMMKIT_HAS_ALLOCATION_LOCK)
+    AllocationLock lock;
+#endif
+    if (GEMMKIT_ALLOCATE_ALIGNED(&p, kAlign, size) != 0) return nullptr;
+    GEMMKIT_FREE_ALIGNED(b.data);
+  }
   b.data = p;
   b.size = size;
   return p;
