@@ -255,7 +255,8 @@ function importObject(module, getMemory, env, memory = null) {
 }
 
 // The limits (in 64 KiB pages) of the memory a module imports, read from its
-// import section: a threaded build's shared memory must be made to match.
+// import section (a threaded build's shared memory must be made to match);
+// null when it imports none.
 function importedMemoryLimits(bytes) {
   const data = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
   let pos = 8;
@@ -292,7 +293,7 @@ function importedMemoryLimits(bytes) {
     }
     pos = end;
   }
-  throw new GemmkitError("gemmkit: the module imports no memory: not a threaded gemmkit build");
+  return null;
 }
 
 // Starts a threaded build's workers: each gets the compiled module, the
@@ -311,7 +312,11 @@ async function startWorkers(ex, compiled, memory, helpers, env, workerUrl) {
     if (!stack || !tls) {
       throw new GemmkitError("gemmkit: out of wasm memory starting the workers", "ALLOC");
     }
-    const worker = IS_NODE ? new WorkerImpl(workerUrl) : new WorkerImpl(workerUrl, { type: "module" });
+    // node: no inherited CLI options (--input-type, --eval would break the
+    // worker's start; V8's flags are the process's anyway).
+    const worker = IS_NODE
+      ? new WorkerImpl(workerUrl, { execArgv: [] })
+      : new WorkerImpl(workerUrl, { type: "module" });
     workers.push(worker);
     started.push(new Promise((resolve, reject) => {
       const onMessage = (message) => {
@@ -445,7 +450,7 @@ export async function loadGemmkit(options = {}) {
   let memory = null;
   if (threaded) {
     const limits = importedMemoryLimits(source);
-    if (!limits.shared) {
+    if (!limits?.shared) {
       throw new GemmkitError("gemmkit: loadGemmkit: threads need a threaded build " +
         `(gemmkit-${isa}-threads.wasm); this module has no shared memory`, "VALUE");
     }
