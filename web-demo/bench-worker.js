@@ -10,17 +10,23 @@
 // (|C x - A (B x)| <= 2 (k+2) eps |A| (|B| |x|)), both O(n^2).  Never bit
 // equality: relaxed SIMD multiply-add rounds once or twice, as the host CPU
 // does it, so its results may differ in the last bits between machines.
-import { loadGemmkit } from "./gemmkit.mjs";
+import { loadGemmkit, THREADS_REFUSAL_MESSAGE } from "./gemmkit.mjs";
 import { rng } from "./seeded-random.mjs";
+
+/** Threads of the threaded column: this machine's logical cores (at least
+ * two, at most what the threaded build serves). */
+const TEAM = Math.min(Math.max(navigator.hardwareConcurrency || 2, 2), 64);
 
 /**
  * The table's build columns, best first (the loader's own order), each one
  * a load of gemmkit.mjs.  `versus` names the column its speedup is quoted
- * against; `threads` is how many threads the build runs on (the standalone
- * modules have none of their own, so a threaded build, once one exists, is
- * one more entry here).
+ * against; `threads` is how many threads the build runs on.
  */
 const COLUMNS = [
+  {
+    key: `simd128 ×${TEAM}`, load: { isa: "simd128", threads: TEAM }, threads: TEAM,
+    versus: "simd128",
+  },
   { key: "relaxed_simd", load: { isa: "relaxed_simd" }, threads: 1, versus: "simd128" },
   { key: "simd128", load: { isa: "simd128" }, threads: 1, versus: "scalar" },
   { key: "scalar", load: { isa: "scalar" }, threads: 1, versus: null },
@@ -160,7 +166,9 @@ async function loadColumns() {
       builds[column.key] = await loadGemmkit(column.load);
     } catch (err) {
       if (err?.code !== "ISA") throw err;
-      refusals[column.key] = err.message;
+      // Without shared memory the page goes on with one thread, and says so.
+      refusals[column.key] = err.message === THREADS_REFUSAL_MESSAGE
+        ? `${err.message}; this page runs on one thread.` : err.message;
     }
   }
   return { builds, refusals };

@@ -8,7 +8,7 @@
 // 32..1024), dtypes=float32,float64, minMs=150 (per timing sample),
 // rounds=5 (samples per point).  window.gemmkitDemo exposes the state for
 // automated checks.
-import { relaxedSimdSupported, simd128Supported } from "./gemmkit.mjs";
+import { relaxedSimdSupported, simd128Supported, threadsSupported } from "./gemmkit.mjs";
 
 const params = new URLSearchParams(location.search);
 const list = (key, fallback) => (params.get(key) ?? fallback).split(",").filter(Boolean);
@@ -22,12 +22,15 @@ const config = {
 const $ = (id) => document.getElementById(id);
 const demo = {
   state: "starting", simd128: simd128Supported(), relaxedSimd: relaxedSimdSupported(),
+  threads: threadsSupported(), crossOriginIsolated: self.crossOriginIsolated === true,
   columns: [], refusals: {}, builds: {}, noisySpread: null, rows: [], summary: "", error: null,
 };
 window.gemmkitDemo = demo;
 
-for (const [id, ok] of [["simd", demo.simd128], ["relaxed", demo.relaxedSimd]]) {
-  $(id).textContent = ok ? "supported" : "not supported";
+for (const [id, ok, no] of [["simd", demo.simd128, "not supported"],
+  ["relaxed", demo.relaxedSimd, "not supported"],
+  ["threads", demo.threads, demo.crossOriginIsolated ? "not supported" : "not on this page"]]) {
+  $(id).textContent = ok ? "supported" : no;
   $(id).className = `badge ${ok ? "yes" : "no"}`;
 }
 
@@ -140,9 +143,11 @@ function drawLegend() {
     if (off) li.className = "off";
     ul.appendChild(li);
   };
-  for (const { key } of demo.columns) {
+  for (const { key, threads } of demo.columns) {
     const off = !demo.builds[key];
-    item({ color: colorOf(key) }, off ? `${key} (not in this browser)` : key, off);
+    // A browser with SIMD refuses threads only on a page that is not isolated.
+    const why = threads > 1 && demo.simd128 ? "not on this page" : "not in this browser";
+    item({ color: colorOf(key) }, off ? `${key} (${why})` : key, off);
   }
   for (const dtype of config.dtypes) item({ dash: DASH[dtype] ?? [] }, dtype);
   item({ ring: true }, `noisy (samples spread > ${pct(demo.noisySpread)})`);
@@ -226,7 +231,8 @@ function showInfo(data) {
   demo.refusals = data.refusals;
   demo.builds = data.builds;
   demo.noisySpread = data.noisySpread;
-  const messages = Object.values(data.refusals);
+  // Builds refused for one reason share one line.
+  const messages = [...new Set(Object.values(data.refusals))];
   $("refusal").hidden = messages.length === 0;
   $("refusal").replaceChildren(...messages.map((text) => {
     const p = document.createElement("p");

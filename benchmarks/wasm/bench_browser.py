@@ -69,6 +69,7 @@ def start_server(web_dir: Path):
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
                                              functools.partial(Handler, directory=str(REPO)))
     server.quiet = True
+    server.isolated = True  # cross-origin isolated: the threaded build may run
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
 

@@ -25,20 +25,36 @@ const FULL = Object.freeze({ minMs: MIN_MS, warmMs: WARM_MS, peakChains: undefin
 /** (max - min) / median over the rounds above which a row is noisy. */
 export const NOISY_SPREAD = 0.1;
 
+/** Threads of the threaded column (the issue's target: two at 1024). */
+export const TEAM = 2;
+
+const simd128 = (mod) => mod.simd128Supported() || "no WebAssembly SIMD in this engine";
+
 /**
- * The standalone builds, in report order.  `supported(mod)` gets the
- * gemmkit.mjs module and returns true or the reason this engine cannot run
- * the build; a build that is unsupported, missing or fails to load is
- * skipped with a printed note.  Adding a build is one line here.
+ * The standalone builds, in report order: `key` names the build in the
+ * tables ("gemmkit <key>"), `options` are loadGemmkit's.  `supported(mod)`
+ * gets the gemmkit.mjs module and returns true or the reason this engine
+ * cannot run the build; a build that is unsupported, missing or fails to
+ * load is skipped with a printed note.  Adding a build is one line here.
  */
 export const BUILDS = [
-  { isa: "simd128", supported: (mod) => mod.simd128Supported() || "no WebAssembly SIMD in this engine" },
-  { isa: "scalar", supported: () => true },
+  { key: "simd128", options: { isa: "simd128" }, supported: simd128 },
+  { key: "scalar", options: { isa: "scalar" }, supported: () => true },
   {
-    isa: "relaxed_simd",
+    key: "relaxed_simd",
+    options: { isa: "relaxed_simd" },
     supported: (mod) => (typeof mod.relaxedSimdSupported !== "function"
       ? "this gemmkit.mjs exports no relaxedSimdSupported()"
       : mod.relaxedSimdSupported() || "no WebAssembly relaxed SIMD in this engine"),
+  },
+  {
+    key: `simd128 ${TEAM} threads`,
+    options: { isa: "simd128", threads: TEAM },
+    supported: (mod) => (typeof mod.threadsSupported !== "function"
+      ? "this gemmkit.mjs has no threaded builds"
+      : simd128(mod) === true && !mod.threadsSupported()
+        ? "no shared WebAssembly memory here (a page must be cross-origin isolated)"
+        : simd128(mod)),
   },
 ];
 
@@ -52,6 +68,8 @@ const ratioDefs = (xnnName) => [
   ["relaxed_simd / simd128 f64", "gemmkit relaxed_simd", "gemmkit simd128", "float64"],
   ["relaxed_simd / XNNPACK f32", "gemmkit relaxed_simd", xnnName, "float32"],
   ["Pyodide ctypes / standalone f32", "gemmkit Pyodide ctypes", "gemmkit simd128", "float32"],
+  [`${TEAM} threads / 1 f32 (simd128)`, `gemmkit simd128 ${TEAM} threads`, "gemmkit simd128", "float32"],
+  [`${TEAM} threads / 1 f64 (simd128)`, `gemmkit simd128 ${TEAM} threads`, "gemmkit simd128", "float64"],
 ];
 
 const UNIT = { float32: 2 ** -24, float64: 2 ** -53 };
@@ -123,23 +141,23 @@ export function sample(fn, { minMs, warmMs }) {
 export async function loadBuilds(mod, log) {
   const builds = {};
   const skipped = {};
-  for (const { isa, supported } of BUILDS) {
+  for (const { key, options, supported } of BUILDS) {
     let why = supported(mod);
     if (why === true) {
       try {
-        builds[isa] = await mod.loadGemmkit({ isa, env: {} });
+        builds[key] = await mod.loadGemmkit({ ...options, env: {} });
       } catch (err) {
         why = err.message;
       }
     }
     if (why !== true) {
-      skipped[isa] = why;
-      log(`  ${isa} skipped: ${why}`);
+      skipped[key] = why;
+      log(`  ${key} skipped: ${why}`);
       continue;
     }
-    const d = builds[isa].dispatchInfo();
-    log(`  ${isa}: ${d.float32.kernel}, ${d.float64.kernel}; ` +
-      `instantiate ${builds[isa].instantiateMs.toFixed(1)} ms`);
+    const d = builds[key].dispatchInfo();
+    log(`  ${key}: ${d.float32.kernel}, ${d.float64.kernel}; ` +
+      `instantiate ${builds[key].instantiateMs.toFixed(1)} ms`);
   }
   if (!Object.keys(builds).length) throw new Error("no gemmkit build could be loaded");
   return { builds, skipped };
@@ -172,8 +190,8 @@ function gemmkitJob(gk, dtype, n) {
 export function gemmkitImpls(builds) {
   const impls = [];
   for (const dtype of ["float32", "float64"]) {
-    for (const [isa, gk] of Object.entries(builds)) {
-      impls.push({ name: `gemmkit ${isa}`, dtype, make: (n) => gemmkitJob(gk, dtype, n) });
+    for (const [key, gk] of Object.entries(builds)) {
+      impls.push({ name: `gemmkit ${key}`, dtype, make: (n) => gemmkitJob(gk, dtype, n) });
     }
   }
   return impls;
@@ -302,7 +320,7 @@ export async function runBenchmark({
 
   const pad = (s, w) => String(s).padStart(w);
   const star = (...rs) => (rs.some((r) => r.noisy) ? "*" : " ");
-  log(`\nGFLOP/s, median / max of ${rounds} rounds, single thread, ${engine}` +
+  log(`\nGFLOP/s, median / max of ${rounds} rounds, one thread unless named, ${engine}` +
     (quick ? " (--quick: a smoke run, the numbers mean nothing)" : ""));
   log(`${"implementation".padEnd(42)}${sizes.map((n) => pad(n, 15)).join("")}`);
   for (const impl of impls) {
@@ -364,8 +382,8 @@ export async function runBenchmark({
     rounds,
     sizes,
     noisySpread: NOISY_SPREAD,
-    builds: Object.fromEntries(Object.entries(builds).map(([isa, gk]) =>
-      [isa, { dispatch: gk.dispatchInfo(), instantiateMs: gk.instantiateMs }])),
+    builds: Object.fromEntries(Object.entries(builds).map(([key, gk]) =>
+      [key, { dispatch: gk.dispatchInfo(), instantiateMs: gk.instantiateMs, threads: gk.threads }])),
     skipped,
     notes,
     peaks: {

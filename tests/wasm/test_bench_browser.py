@@ -17,6 +17,7 @@ from wasmhelpers import REPO, TIMEOUT, _load, relaxed_simd_flags, require
 SIZES = [8, 24]
 ROUNDS = 2
 XNNPACK = "XNNPACK (tfjs-backend-wasm 4.22, simd)"
+THREADED = "simd128 2 threads"  # bench_core.mjs's threaded build (TEAM = 2)
 TFJS = REPO / "node_modules" / "@tensorflow" / "tfjs-backend-wasm" / "dist"
 
 
@@ -42,6 +43,9 @@ def check_report(report, engine_word, relaxed_expected):
         assert builds["relaxed_simd"]["dispatch"]["float32"]["isa"] == "relaxed_simd"
     else:
         assert "relaxed_simd" not in builds and report["skipped"]["relaxed_simd"]
+    # Both engines may share memory here (the page is cross-origin isolated).
+    assert builds[THREADED]["threads"] == 2 and builds["simd128"]["threads"] == 1
+    assert builds[THREADED]["dispatch"]["float32"]["kernel"] == "f32_gemm_8x4__simd128"
     impls = [f"gemmkit {isa}" for isa in builds]
     expected = {(name, dtype) for name in impls for dtype in ("float32", "float64")}
     expected.add((XNNPACK, "float32"))
@@ -51,7 +55,8 @@ def check_report(report, engine_word, relaxed_expected):
         assert row["verified"] is True and 0 <= row["errorOverBound"] <= 1, row
         assert len(row["samples"]) == ROUNDS and row["min"] <= row["median"] <= row["max"], row
         assert isinstance(row["noisy"], bool), row
-    for label in ("simd128 / scalar f32", "simd128 / scalar f64", "simd128 / XNNPACK f32"):
+    for label in ("simd128 / scalar f32", "simd128 / scalar f64", "simd128 / XNNPACK f32",
+                  "2 threads / 1 f32 (simd128)", "2 threads / 1 f64 (simd128)"):
         assert sorted(int(n) for n in report["ratios"][label]) == SIZES, label
     assert (("relaxed_simd / simd128 f32" in report["ratios"]) == relaxed_expected)
     assert report["peaks"]["simd128_f32_mul_add"]["best"]["chains"] > 0

@@ -1,8 +1,10 @@
 """The web demo in headless Chromium (Debian ``chromium`` driven by Playwright):
-results verified, simd128 faster than scalar, the summary line, the noisy
-marks, the page responsive while the worker runs, the refusals on a V8
-without SIMD (--no-enable-sse4-1) and on one without relaxed SIMD only, and
-the layout of a 390 px wide phone.  Screenshots go to test-results/."""
+results verified, simd128 faster than scalar, the threaded column on a
+cross-origin isolated page and the fall back to one thread on a page that is
+not, the summary line, the noisy marks, the page responsive while the worker
+runs, the refusals on a V8 without SIMD (--no-enable-sse4-1) and on one
+without relaxed SIMD only, and the layout of a 390 px wide phone.
+Screenshots go to test-results/."""
 
 from __future__ import annotations
 
@@ -20,6 +22,9 @@ SIMD_REFUSAL = ("gemmkit: gemmkit-simd128.wasm needs WebAssembly SIMD (simd128),
 # The relaxed refusal is the loader's own text (read from it in the page);
 # the page must show it as is.
 RELAXED_REFUSAL_START = "gemmkit: gemmkit-relaxed_simd.wasm needs WebAssembly relaxed SIMD"
+# The single-threaded columns; the threaded one, "simd128 ×N" (N: the
+# machine's logical cores, at least 2), comes first where the page may share
+# memory.
 COLUMNS = ["relaxed_simd", "simd128", "scalar"]
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -55,13 +60,27 @@ NO_RELAXED_SIMD = """
 """
 
 
+def _serve_demo(artifacts, isolated):
+    serve = _load("gemmkit_web_demo_serve", REPO / "web-demo" / "serve.py")
+    server = serve.serve_in_thread(port=0, quiet=True, directory=str(artifacts.web_dir),
+                                   isolated=isolated)
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/index.html"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 @pytest.fixture(scope="module")
 def demo_url(artifacts):
-    serve = _load("gemmkit_web_demo_serve", REPO / "web-demo" / "serve.py")
-    server = serve.serve_in_thread(port=0, quiet=True, directory=str(artifacts.web_dir))
-    yield f"http://127.0.0.1:{server.server_address[1]}/index.html"
-    server.shutdown()
-    server.server_close()
+    """The demo as web-demo/serve.py serves it: cross-origin isolated."""
+    yield from _serve_demo(artifacts, isolated=True)
+
+
+@pytest.fixture(scope="module")
+def plain_demo_url(artifacts):
+    """The demo from a server that does not isolate the page (no COOP/COEP)."""
+    yield from _serve_demo(artifacts, isolated=False)
 
 
 @pytest.fixture(scope="module")
@@ -102,8 +121,9 @@ def run_demo(launch, url, extra_args=(), shot="web-demo.png", viewport=None, no_
     try:
         if no_relaxed:
             def shimmed_worker(route):
-                body = route.fetch().text()
-                route.fulfill(body=NO_RELAXED_SIMD + body, content_type="text/javascript")
+                # The served headers stay: an isolated page's worker needs its COEP.
+                response = route.fetch()
+                route.fulfill(response=response, body=NO_RELAXED_SIMD + response.text())
 
             ctx.route("**/bench-worker.js", shimmed_worker)
         page = ctx.new_page()
@@ -118,6 +138,8 @@ def run_demo(launch, url, extra_args=(), shot="web-demo.png", viewport=None, no_
         state["maxGap"] = page.evaluate("window.__maxGap")
         state["badge"] = page.text_content("#simd")
         state["relaxedBadge"] = page.text_content("#relaxed")
+        state["threadsBadge"] = page.text_content("#threads")
+        state["hardwareConcurrency"] = page.evaluate("navigator.hardwareConcurrency")
         state["refusalText"] = page.locator("#refusal p").all_text_contents()
         state["refusalHidden"] = page.evaluate("document.getElementById('refusal').hidden")
         state["tableRows"] = page.locator("#rows tr").count()
@@ -129,6 +151,8 @@ def run_demo(launch, url, extra_args=(), shot="web-demo.png", viewport=None, no_
         state["legend"] = page.locator("#legend li").all_text_contents()
         state["relaxedRefusal"] = page.evaluate(
             "import('./gemmkit.mjs').then((m) => m.RELAXED_SIMD_REFUSAL_MESSAGE)")
+        state["threadsRefusal"] = page.evaluate(
+            "import('./gemmkit.mjs').then((m) => m.THREADS_REFUSAL_MESSAGE)")
         state["noisyNote"] = page.text_content("#noisy-note")
         if inspect:
             state.update(inspect(page))
@@ -164,6 +188,14 @@ def check_noisy_marks(state):
                                          "more than 10%")
 
 
+def threaded_column(state):
+    """The threaded column's key, checked against the machine's cores."""
+    team = max(2, state["hardwareConcurrency"])
+    column = state["columns"][0]
+    assert column == {"key": f"simd128 ×{team}", "threads": team, "versus": "simd128"}, column
+    return column["key"]
+
+
 def test_demo_benchmarks_and_verifies(chromium, demo_url):
     sizes = [64, 128, 256]
     state = run_demo(chromium, f"{demo_url}?sizes={','.join(map(str, sizes))}&minMs=80&rounds=2",
@@ -172,46 +204,58 @@ def test_demo_benchmarks_and_verifies(chromium, demo_url):
     assert state["pageErrors"] == [] and state["blocked"] == []
     assert state["simd128"] is True and state["badge"] == "supported"
     assert state["relaxedSimd"] is True and state["relaxedBadge"] == "supported"
+    assert state["crossOriginIsolated"] is True and state["threads"] is True
+    assert state["threadsBadge"] == "supported"
     assert state["refusals"] == {} and state["refusalHidden"] is True
-    # One column per build, each on one thread (the standalone builds have none).
-    assert [c["key"] for c in state["columns"]] == COLUMNS
-    assert all(c["threads"] == 1 for c in state["columns"])
-    assert state["head"] == ["type", "n\u00a0×\u00a0n\u00a0×\u00a0n", "relaxed_simd GFLOP/s",
-                             "simd128 GFLOP/s", "scalar GFLOP/s", "relaxed_simd / simd128",
+    # One column per build: the threaded one, then each on one thread.
+    threaded = threaded_column(state)
+    team = state["columns"][0]["threads"]
+    assert [c["key"] for c in state["columns"]] == [threaded, *COLUMNS]
+    assert all(c["threads"] == 1 for c in state["columns"][1:])
+    assert state["head"] == ["type", "n\u00a0×\u00a0n\u00a0×\u00a0n", f"{threaded} GFLOP/s",
+                             "relaxed_simd GFLOP/s", "simd128 GFLOP/s", "scalar GFLOP/s",
+                             f"{threaded} / simd128", "relaxed_simd / simd128",
                              "simd128 / scalar", "verified"]
     rows = state["rows"]
     assert state["tableRows"] == len(rows) == 2 * len(sizes)
     for row, cells in zip(rows, state["cells"]):
         assert row["verified"], row
         # Relaxed results are held to the k*eps bound, never to bit equality.
-        assert set(row["checks"]) == {"relaxed_simd vs float64", "simd128 vs float64",
-                                      "scalar vs float64", "relaxed_simd vs scalar",
+        assert set(row["checks"]) == {f"{threaded} vs float64", "relaxed_simd vs float64",
+                                      "simd128 vs float64", "scalar vs float64",
+                                      f"{threaded} vs scalar", "relaxed_simd vs scalar",
                                       "simd128 vs scalar"}, row
         g, s = row["gflops"], row["speedup"]
-        assert set(g) == set(COLUMNS) and set(s) == {"relaxed_simd", "simd128"}, row
+        assert set(g) == {threaded, *COLUMNS}, row
+        assert set(s) == {threaded, "relaxed_simd", "simd128"}, row
+        assert s[threaded] == pytest.approx(g[threaded] / g["simd128"])
         assert s["relaxed_simd"] == pytest.approx(g["relaxed_simd"] / g["simd128"])
         assert s["simd128"] == pytest.approx(g["simd128"] / g["scalar"])
         assert cells[:2] == [row["dtype"], str(row["n"])] and cells[-1] == "✓", cells
-        assert cells[5:7] == [f"{s['relaxed_simd']:.2f}×", f"{s['simd128']:.2f}×"], cells
-        print(f"{row['dtype']} {row['n']}: relaxed_simd {g['relaxed_simd']:.2f} "
-              f"simd128 {g['simd128']:.2f} scalar {g['scalar']:.2f} GFLOP/s "
-              f"(relaxed/simd128 {s['relaxed_simd']:.2f}x, simd128/scalar {s['simd128']:.2f}x)")
+        assert cells[6:9] == [f"{s[threaded]:.2f}×", f"{s['relaxed_simd']:.2f}×",
+                              f"{s['simd128']:.2f}×"], cells
+        print(f"{row['dtype']} {row['n']}: {threaded} {g[threaded]:.2f} relaxed_simd "
+              f"{g['relaxed_simd']:.2f} simd128 {g['simd128']:.2f} scalar {g['scalar']:.2f} "
+              f"GFLOP/s ({threaded}/simd128 {s[threaded]:.2f}x, relaxed/simd128 "
+              f"{s['relaxed_simd']:.2f}x, simd128/scalar {s['simd128']:.2f}x)")
     mid = next(r for r in rows if r["dtype"] == "float32" and r["n"] == 256)
     assert mid["gflops"]["simd128"] > 1.5 * mid["gflops"]["scalar"], mid
-    for isa, kernel32 in (("simd128", "f32_gemm_8x4__simd128"), ("scalar", "f32_gemm_4x4__scalar")):
-        assert state["builds"][isa]["dispatch"]["float32"]["kernel"] == kernel32
+    for key, kernel32 in ((threaded, "f32_gemm_8x4__simd128"), ("simd128", "f32_gemm_8x4__simd128"),
+                          ("scalar", "f32_gemm_4x4__scalar")):
+        assert state["builds"][key]["dispatch"]["float32"]["kernel"] == kernel32
     for dtype in ("float32", "float64"):
         ran = state["builds"]["relaxed_simd"]["dispatch"][dtype]
         assert ran["isa"] == "relaxed_simd" and ran["kernel"].endswith("__relaxed_simd"), ran
     assert state["builds"]["relaxed_simd"]["isa"] == "relaxed_simd"
-    # The summary: the largest float32 size, its fastest build, every speedup.
+    # The summary: the largest float32 size, its best build, every speedup.
     g, s = mid["gflops"], mid["speedup"]
-    rate = (lambda v: f"{v:.2f}" if v < 10 else f"{v:.1f}")(g["relaxed_simd"])
+    rate = (lambda v: f"{v:.2f}" if v < 10 else f"{v:.1f}")(g[threaded])
     noisy = "; noisy*" if any(mid["noisy"].values()) else ""
     assert state["summary"] == state["summaryText"] == (
-        f"float32 256: {rate} GFLOP/s (relaxed_simd), relaxed_simd {s['relaxed_simd']:.2f}× "
-        f"simd128, simd128 {s['simd128']:.2f}× scalar; 1 thread; ISA: relaxed_simd{noisy}")
-    assert state["legend"][:5] == [*COLUMNS, "float32", "float64"]
+        f"float32 256: {rate} GFLOP/s ({threaded}), {threaded} {s[threaded]:.2f}× simd128, "
+        f"relaxed_simd {s['relaxed_simd']:.2f}× simd128, simd128 {s['simd128']:.2f}× scalar; "
+        f"{team} threads; ISA: simd128{noisy}")
+    assert state["legend"][:6] == [threaded, *COLUMNS, "float32", "float64"]
     check_noisy_marks(state)
     # The worker did the computing: the page's timers kept ticking.
     assert state["maxGap"] < 1000, state["maxGap"]
@@ -226,19 +270,22 @@ def test_demo_refuses_simd128_without_wasm_simd(chromium, demo_url):
     assert state["relaxedSimd"] is False and state["relaxedBadge"] == "not supported"
     relaxed = state["relaxedRefusal"]
     assert relaxed.startswith(RELAXED_REFUSAL_START), relaxed
-    assert state["refusals"] == {"relaxed_simd": relaxed, "simd128": SIMD_REFUSAL}
-    assert state["refusalText"] == [relaxed, SIMD_REFUSAL]
+    threaded = threaded_column(state)
+    assert state["refusals"] == {threaded: SIMD_REFUSAL, "relaxed_simd": relaxed,
+                                 "simd128": SIMD_REFUSAL}
+    assert state["refusalText"] == [SIMD_REFUSAL, relaxed]  # one line per reason
     assert state["refusalHidden"] is False
     assert list(state["builds"]) == ["scalar"]
     assert [r["n"] for r in state["rows"]] == [64, 128]
     for row, cells in zip(state["rows"], state["cells"]):
         assert row["verified"] and set(row["gflops"]) == {"scalar"}, row
         assert row["speedup"] == {} and set(row["checks"]) == {"scalar vs float64"}, row
-        assert cells[2:4] == ["refused", "refused"] and cells[5:7] == ["–", "–"], cells
+        assert cells[2:5] == ["refused"] * 3 and cells[6:9] == ["–"] * 3, cells
     noisy = "; noisy*" if state["rows"][-1]["noisy"]["scalar"] else ""
     assert re.fullmatch(r"float32 128: [0-9.]+ GFLOP/s \(scalar\); 1 thread; ISA: scalar"
                         + re.escape(noisy), state["summaryText"]), state["summaryText"]
-    assert state["legend"][:3] == ["relaxed_simd (not in this browser)",
+    assert state["legend"][:4] == [f"{threaded} (not in this browser)",
+                                   "relaxed_simd (not in this browser)",
                                    "simd128 (not in this browser)", "scalar"]
     check_noisy_marks(state)
 
@@ -254,19 +301,47 @@ def test_demo_without_relaxed_simd_runs_simd128_and_scalar(chromium, demo_url):
     assert relaxed.startswith(RELAXED_REFUSAL_START), relaxed
     assert state["refusals"] == {"relaxed_simd": relaxed}
     assert state["refusalText"] == [relaxed] and state["refusalHidden"] is False
-    assert list(state["builds"]) == ["simd128", "scalar"]
+    threaded = threaded_column(state)
+    team = state["columns"][0]["threads"]
+    assert list(state["builds"]) == [threaded, "simd128", "scalar"]
     for row, cells in zip(state["rows"], state["cells"], strict=True):
-        assert row["verified"] and set(row["gflops"]) == {"simd128", "scalar"}, row
-        assert set(row["speedup"]) == {"simd128"}, row
-        assert set(row["checks"]) == {"simd128 vs float64", "scalar vs float64",
+        assert row["verified"] and set(row["gflops"]) == {threaded, "simd128", "scalar"}, row
+        assert set(row["speedup"]) == {threaded, "simd128"}, row
+        assert set(row["checks"]) == {f"{threaded} vs float64", "simd128 vs float64",
+                                      "scalar vs float64", f"{threaded} vs scalar",
                                       "simd128 vs scalar"}, row
-        assert cells[2] == "refused" and cells[5] == "–", cells
+        assert cells[3] == "refused" and cells[7] == "–", cells
     last = state["rows"][-1]
     noisy = "; noisy*" if any(last["noisy"].values()) else ""
-    assert re.fullmatch(r"float32 128: [0-9.]+ GFLOP/s \(simd128\), simd128 [0-9.]+× scalar; "
-                        r"1 thread; ISA: simd128" + re.escape(noisy),
-                        state["summaryText"]), state["summaryText"]
+    assert re.fullmatch(rf"float32 128: [0-9.]+ GFLOP/s \({threaded}\), {threaded} [0-9.]+× "
+                        rf"simd128, simd128 [0-9.]+× scalar; {team} threads; ISA: simd128"
+                        + re.escape(noisy), state["summaryText"]), state["summaryText"]
     assert f"simd128 {last['speedup']['simd128']:.2f}× scalar" in state["summaryText"]
+    check_noisy_marks(state)
+
+
+def test_demo_without_cross_origin_isolation_runs_one_thread_and_says_so(chromium,
+                                                                         plain_demo_url):
+    state = run_demo(chromium, f"{plain_demo_url}?sizes=64,128&dtypes=float32&minMs=40&rounds=2",
+                     shot="web-demo-not-isolated.png")
+    assert state["state"] == "done", state.get("error")
+    assert state["pageErrors"] == [] and state["blocked"] == []
+    assert state["crossOriginIsolated"] is False and state["threads"] is False
+    assert state["threadsBadge"] == "not on this page"
+    threaded = threaded_column(state)
+    refusal = state["threadsRefusal"]
+    assert "cross-origin isolated" in refusal and refusal.endswith("load with threads: 1 instead")
+    assert state["refusals"] == {threaded: f"{refusal}; this page runs on one thread."}
+    assert state["refusalText"] == [f"{refusal}; this page runs on one thread."]
+    assert list(state["builds"]) == COLUMNS
+    for row, cells in zip(state["rows"], state["cells"], strict=True):
+        assert row["verified"] and set(row["gflops"]) == set(COLUMNS), row
+        assert cells[2] == "refused" and cells[6] == "–", cells
+    noisy = "; noisy*" if any(state["rows"][-1]["noisy"].values()) else ""
+    assert re.fullmatch(r"float32 128: [0-9.]+ GFLOP/s \(relaxed_simd\), .*; 1 thread; "
+                        r"ISA: relaxed_simd" + re.escape(noisy),
+                        state["summaryText"]), state["summaryText"]
+    assert state["legend"][0] == f"{threaded} (not on this page)"
     check_noisy_marks(state)
 
 
