@@ -3,8 +3,9 @@ results verified, simd128 faster than scalar, the threaded column on a
 cross-origin isolated page and the fall back to one thread on a page that is
 not, the summary line, the noisy marks, the page responsive while the worker
 runs, the refusals on a V8 without SIMD (--no-enable-sse4-1) and on one
-without relaxed SIMD only, and the layout of a 390 px wide phone.
-Screenshots go to test-results/."""
+without relaxed SIMD only, the layout of a 390 px wide phone, and the
+threaded builds' bit-identity with one thread on the main thread of an
+isolated page.  Screenshots go to test-results/."""
 
 from __future__ import annotations
 
@@ -378,3 +379,54 @@ def test_demo_fits_a_390px_phone(chromium, demo_url):
     assert all(size >= 12 for size in layout["fonts"].values()), layout
     assert state["tableRows"] == 4 and state["summaryText"].startswith("float32 64: ")
     check_noisy_marks(state)
+
+
+# In the page's main thread (which may spin but never wait) of an isolated
+# page: each team's products equal the single-threaded build's bit for bit,
+# with the work split to the plan's edges and the workers taking part.
+THREADS_BIT_IDENTITY = """async () => {
+  const m = await import("./gemmkit.mjs");
+  const env = { GEMMKIT_PARALLEL_THRESHOLD: "1", GEMMKIT_MNK_PER_WORKER: "1" };
+  const one = await m.loadGemmkit({ isa: "simd128", env });
+  const teams = [await m.loadGemmkit({ isa: "simd128", threads: 2, env }),
+                 await m.loadGemmkit({ isa: "relaxed_simd", threads: 3, env })];
+  const relaxed = await m.loadGemmkit({ isa: "relaxed_simd", env });
+  const out = { isolated: self.crossOriginIsolated, checked: 0, mismatches: [], served: [] };
+  let seed = 1;
+  const fill = (Ctor, n) => Ctor.from({ length: n }, () => Math.sin(seed++) * 2);
+  for (const Ctor of [Float32Array, Float64Array]) {
+    for (const [mm, k, n] of [[3, 5, 7], [97, 97, 97], [200, 40, 300], [1000, 30, 40],
+                               [40, 1000, 30], [129, 70, 67]]) {
+      const a = fill(Ctor, mm * k), b = fill(Ctor, k * n), c = fill(Ctor, mm * n);
+      const opts = { alpha: 0.5, beta: -2, c };
+      for (const [gk, base] of [[teams[0], one], [teams[1], relaxed]]) {
+        const want = new Uint8Array(base.gemm(a, b, mm, k, n, opts).buffer);
+        const got = new Uint8Array(gk.gemm(a, b, mm, k, n, opts).buffer);
+        out.checked++;
+        if (got.some((v, i) => v !== want[i])) out.mismatches.push(`${Ctor.name} ${mm}x${k}x${n} ${gk.isa}`);
+      }
+    }
+  }
+  out.served = teams.map((gk) => gk.jobsServed());
+  await Promise.all(teams.map((gk) => gk.close()));
+  return out;
+}"""
+
+
+def test_threads_bit_identical_in_chromium(chromium, demo_url):
+    ctx, profile = chromium()
+    try:
+        page = ctx.new_page()
+        errors = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto(demo_url.replace("index.html", "README.md"))  # any document of the isolated origin
+        result = page.evaluate(THREADS_BIT_IDENTITY)
+        assert errors == [] and ctx.blocked == []
+    finally:
+        ctx.close()
+        shutil.rmtree(profile, ignore_errors=True)
+    assert result["isolated"] is True
+    assert result["checked"] == 24 and result["mismatches"] == [], result
+    # Every worker of both teams took a share.
+    assert [len(s) for s in result["served"]] == [1, 2], result
+    assert all(jobs > 0 for s in result["served"] for jobs in s), result
