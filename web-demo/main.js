@@ -208,8 +208,9 @@ function addRow(row) {
 
 /**
  * The headline: the largest size done of the first element type, the rate
- * of the best build this engine runs (the worker's first loaded column, as
- * isa "auto" would pick), each speedup, its threads and the ISA that ran.
+ * of the best build this page runs (the worker's first loaded column: the
+ * threaded one where memory may be shared, else the one isa "auto" would
+ * pick), each speedup, its threads and the ISA that ran.
  */
 function drawSummary() {
   const dtype = config.dtypes.find((d) => demo.rows.some((r) => r.dtype === d));
