@@ -24,7 +24,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
-import { gemmkitImpls, inputs, loadBuilds, MIN_MS, runBenchmark, xnnpackImpl } from "./bench_core.mjs";
+import { gemmkitImpls, loadBuilds, pyodideImpl, runBenchmark, xnnpackImpl } from "./bench_core.mjs";
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const args = process.argv.slice(2);
@@ -66,63 +66,12 @@ async function loadXnnpack() {
 async function loadPyodideGemmkit() {
   const dist = PYODIDE_DIST;
   const { loadPyodide } = await import(pathToFileURL(path.join(dist, "pyodide.mjs")).href);
-  const py = await loadPyodide({ indexURL: dist + path.sep });
-  await py.loadPackage("micropip", { messageCallback: () => {} });
   const lock = (await import(pathToFileURL(path.join(dist, "pyodide-lock.json")).href,
     { with: { type: "json" } })).default;
-  const wheel = lock.packages.gemmkit?.file_name;
-  if (!wheel) throw new Error(`${dist} has no gemmkit wheel`);
-  await py.pyimport("micropip").install(pathToFileURL(path.join(dist, wheel)).href);
-  py.runPython(`
-import array, time, gemmkit
-def _gk_job(n, a_js, b_js):
-    def matrix(js):
-        buf = bytearray(js.to_bytes())
-        return buf, memoryview(buf).cast("f", (n, n))
-    _, a = matrix(a_js)
-    _, b = matrix(b_js)
-    out_buf, out = matrix(a_js)
-    def run(reps):
-        t = time.perf_counter()
-        for _ in range(reps):
-            gemmkit.gemm(a, b, out=out)
-        return time.perf_counter() - t
-    def result(into):
-        into.assign(memoryview(out_buf).cast("f"))
-    return run, result
-`);
-  const info = py.runPython("gemmkit.dispatch_info()").toJs({ dict_converter: Object.fromEntries });
-  return {
-    version: py.version,
-    isa: info.float32.isa,
-    impl: {
-      name: "gemmkit Pyodide ctypes",
-      dtype: "float32",
-      selfTimed: true,
-      make(n) {
-        const { a, b } = inputs(n);
-        const pair = py.globals.get("_gk_job")(n, a, b);
-        const [run, result] = pair.toJs({ depth: 1 });
-        pair.destroy();
-        // One Python-level call runs `reps` GEMMs, so the JS<->Python
-        // crossing is amortized exactly as a Python loop would see it.
-        let reps = 1;
-        return {
-          run: () => {
-            const s = run(reps);
-            if (s < MIN_MS / 3e3) reps *= 2;
-            return s / reps;
-          },
-          result: () => {
-            const c = new Float32Array(n * n);
-            result(c);
-            return c;
-          },
-          free: () => { run.destroy(); result.destroy(); },
-        };
-      },
-    },
-  };
+  return pyodideImpl({
+    loadPyodide, indexURL: dist + path.sep, lock,
+    wheelUrl: (name) => pathToFileURL(path.join(dist, name)).href,
+  });
 }
 
 async function main() {

@@ -7,6 +7,7 @@ in a dedicated Worker of a page served from this repo on 127.0.0.1.
     python wasm/build.py && npm ci      # once: web-demo/*.wasm, node_modules
     .venv/bin/python benchmarks/wasm/bench_browser.py [--sizes 64,256,512]
         [--rounds 3] [--where worker|page] [--no-xnnpack] [--web-dir web-demo]
+        [--no-pyodide] [--pyodide-dist build/pyodide-dist]
         [--js-flags=--no-wasm-dynamic-tiering] [--chromium /usr/bin/chromium]
         [--quick]                          # a smoke run: short samples
         [--out build/benchmarks/wasm-chromium.json]
@@ -15,8 +16,10 @@ in a dedicated Worker of a page served from this repo on 127.0.0.1.
 
 ``--compare`` prints this run's ratios beside those of an earlier report
 (``bench.mjs``'s JSON for node), so engines are compared by same-run ratios,
-never by absolute numbers taken at different times.  The Pyodide column is
-node only in this version.  Debian ``chromium`` driven by Playwright
+never by absolute numbers taken at different times.  The Pyodide column
+(gemmkit's Pyodide wheel, its ctypes path) runs from ``--pyodide-dist``, a
+``tools/pyodide_dist.py`` dir, when it exists.  The page is cross-origin
+isolated (COOP/COEP), so the threaded build runs too.  Debian ``chromium`` driven by Playwright
 (``executable_path``); no browser download; every request that is not to
 the local server is refused.
 """
@@ -52,17 +55,21 @@ def _serve_module():
     return module
 
 
-def start_server(web_dir: Path):
-    """The repo on / and ``web_dir`` (gemmkit.mjs and the .wasm builds) on
-    /web/, with the demo server's MIME types; port 0 picks a free port."""
+def start_server(web_dir: Path, pyodide_dist: Path | None = None):
+    """The repo on /, ``web_dir`` (gemmkit.mjs and the .wasm builds) on /web/
+    and ``pyodide_dist`` (a tools/pyodide_dist.py dir) on /pyodide/, with the
+    demo server's MIME types; port 0 picks a free port."""
     serve = _serve_module()
-    web_root = str(web_dir.resolve())
+    mounts = {"/web/": str(web_dir.resolve())}
+    if pyodide_dist is not None:
+        mounts["/pyodide/"] = str(pyodide_dist.resolve())
 
     class Handler(serve.DemoHandler):
         def translate_path(self, path: str) -> str:
             rel = urllib.parse.urlsplit(path).path
-            if rel.startswith("/web/"):
-                return os.path.join(web_root, *[p for p in rel[len("/web/"):].split("/")
+            for prefix, root in mounts.items():
+                if rel.startswith(prefix):
+                    return os.path.join(root, *[p for p in rel[len(prefix):].split("/")
                                                 if p not in ("", ".", "..")])
             return super().translate_path(path)
 
@@ -86,17 +93,19 @@ def _finite(obj):
 
 
 def run_chromium(*, sizes, rounds, where="worker", xnnpack=True, web_dir=REPO / "web-demo",
-                 chromium=None, js_flags=None, quick=False, timeout_s=1800.0,
-                 echo=print) -> dict:
+                 pyodide_dist=None, chromium=None, js_flags=None, quick=False,
+                 timeout_s=1800.0, echo=print) -> dict:
     """Runs the benchmark page in headless Chromium; returns its report
-    (raises RuntimeError with the page's message when it fails)."""
+    (raises RuntimeError with the page's message when it fails).  With
+    ``pyodide_dist`` (a tools/pyodide_dist.py dir holding gemmkit's wheel)
+    the report has the Pyodide column too."""
     from playwright.sync_api import sync_playwright
 
     exe = chromium or shutil.which("chromium")
     if not exe:
         raise RuntimeError("Debian chromium is not installed (apt-get install chromium)")
     extra = [f"--js-flags={js_flags}"] if js_flags else []
-    server = start_server(Path(web_dir))
+    server = start_server(Path(web_dir), None if pyodide_dist is None else Path(pyodide_dist))
     profile = tempfile.mkdtemp(prefix="gemmkit-bench-chromium-")
     try:
         with sync_playwright() as p:
@@ -119,7 +128,9 @@ def run_chromium(*, sizes, rounds, where="worker", xnnpack=True, web_dir=REPO / 
                 page.on("console", lambda msg: echo(msg.text) if msg.type == "log" else None)
                 query = urllib.parse.urlencode({"sizes": ",".join(map(str, sizes)),
                                                 "rounds": rounds, "where": where,
-                                                "xnnpack": int(xnnpack), "quick": int(quick)})
+                                                "xnnpack": int(xnnpack),
+                                                "pyodide": int(pyodide_dist is not None),
+                                                "quick": int(quick)})
                 port = server.server_address[1]
                 page.goto(f"http://127.0.0.1:{port}/benchmarks/wasm/browser.html?{query}")
                 page.wait_for_function(
@@ -172,9 +183,10 @@ def main(argv=None) -> int:
                     help="a dedicated Worker (default) or the page's main thread")
     ap.add_argument("--engine", choices=["chromium"], default="chromium")
     ap.add_argument("--no-xnnpack", action="store_true")
-    node_only = "accepted for bench.mjs; Pyodide is node only here"
-    ap.add_argument("--no-pyodide", action="store_true", help=node_only)
-    ap.add_argument("--pyodide-dist", help=node_only)
+    ap.add_argument("--no-pyodide", action="store_true")
+    ap.add_argument("--pyodide-dist", type=Path, default=REPO / "build" / "pyodide-dist",
+                    help="a tools/pyodide_dist.py dir holding gemmkit's wheel "
+                         "(default: build/pyodide-dist)")
     ap.add_argument("--web-dir", type=Path, default=REPO / "web-demo")
     ap.add_argument("--chromium", help="the browser command (default: chromium on PATH)")
     ap.add_argument("--js-flags", help="V8 flags for Chromium, e.g. --no-wasm-dynamic-tiering")
@@ -190,9 +202,17 @@ def main(argv=None) -> int:
         print(line, flush=True)
 
     sizes = [int(n) for n in args.sizes.split(",")]
+    pyodide_dist = None
+    if not args.no_pyodide:
+        if (args.pyodide_dist / "pyodide-lock.json").exists():
+            pyodide_dist = args.pyodide_dist
+        else:
+            echo(f"  Pyodide skipped: {args.pyodide_dist} is no Pyodide dist dir (python "
+                 "tools/pyodide_dist.py build/pyodide-dist --wheel dist/gemmkit-*.whl)")
     try:
         report = run_chromium(sizes=sizes, rounds=args.rounds, where=args.where,
                               xnnpack=not args.no_xnnpack, web_dir=args.web_dir,
+                              pyodide_dist=pyodide_dist,
                               chromium=args.chromium, js_flags=args.js_flags, quick=args.quick,
                               timeout_s=args.timeout, echo=echo)
     except RuntimeError as exc:

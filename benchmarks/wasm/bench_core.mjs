@@ -232,6 +232,74 @@ export async function xnnpackImpl(tf, wasmBackend) {
   };
 }
 
+// The Python side of the Pyodide column: gemmkit.gemm on memoryviews, `reps`
+// calls per crossing from JavaScript, as a Python loop would run them.
+const PYODIDE_JOB = `
+import time, gemmkit
+def _gk_job(n, a_js, b_js):
+    def matrix(js):
+        buf = bytearray(js.to_bytes())
+        return buf, memoryview(buf).cast("f", (n, n))
+    _, a = matrix(a_js)
+    _, b = matrix(b_js)
+    out_buf, out = matrix(a_js)
+    def run(reps):
+        t = time.perf_counter()
+        for _ in range(reps):
+            gemmkit.gemm(a, b, out=out)
+        return time.perf_counter() - t
+    def result(into):
+        into.assign(memoryview(out_buf).cast("f"))
+    return run, result
+`;
+
+/**
+ * The Pyodide column: gemmkit's Pyodide wheel (its ctypes path) in
+ * `loadPyodide`'s runtime from `indexURL` (a tools/pyodide_dist.py dir,
+ * whose lock names the wheel), installed with micropip from `wheelUrl(name)`.
+ * node (bench.mjs) and the browser (browser_run.js) differ only in those.
+ */
+export async function pyodideImpl({ loadPyodide, indexURL, lock, wheelUrl }) {
+  const py = await loadPyodide({ indexURL });
+  await py.loadPackage("micropip", { messageCallback: () => {} });
+  const wheel = lock.packages.gemmkit?.file_name;
+  if (!wheel) throw new Error(`${indexURL} has no gemmkit wheel`);
+  await py.pyimport("micropip").install(wheelUrl(wheel));
+  py.runPython(PYODIDE_JOB);
+  const info = py.runPython("gemmkit.dispatch_info()").toJs({ dict_converter: Object.fromEntries });
+  return {
+    version: py.version,
+    isa: info.float32.isa,
+    impl: {
+      name: "gemmkit Pyodide ctypes",
+      dtype: "float32",
+      selfTimed: true,
+      make(n) {
+        const { a, b } = inputs(n);
+        const pair = py.globals.get("_gk_job")(n, a, b);
+        const [run, result] = pair.toJs({ depth: 1 });
+        pair.destroy();
+        // One Python-level call runs `reps` GEMMs, so the JS<->Python
+        // crossing is amortized exactly as a Python loop would see it.
+        let reps = 1;
+        return {
+          run: () => {
+            const s = run(reps);
+            if (s < MIN_MS / 3e3) reps *= 2;
+            return s / reps;
+          },
+          result: () => {
+            const c = new Float32Array(n * n);
+            result(c);
+            return c;
+          },
+          free: () => { run.destroy(); result.destroy(); },
+        };
+      },
+    },
+  };
+}
+
 const median = (xs) => {
   const s = [...xs].sort((x, y) => x - y);
   const h = s.length >> 1;

@@ -5,7 +5,9 @@
 // the ES modules (bench_core.mjs, gemmkit.mjs) come in by dynamic import().
 "use strict";
 
-// The server maps the repo to / and the web dir (gemmkit.mjs + .wasm) to /web/.
+// The server maps the repo to /, the web dir (gemmkit.mjs + .wasm) to /web/
+// and a Pyodide dist dir (tools/pyodide_dist.py, holding gemmkit's wheel) to
+// /pyodide/.
 const BENCH_ROOT = new URL("/", self.location.href);
 const TFJS = [
   "node_modules/@tensorflow/tfjs-core/dist/tf-core.min.js",
@@ -36,7 +38,25 @@ async function engineName() {
   return self.navigator.userAgent;
 }
 
-/** Runs the benchmark with `params` ({ sizes, rounds, xnnpack, where, quick }),
+/** The Pyodide column from the dist dir the server maps to /pyodide/.
+ * Pyodide 314 loads only in a module worker or a page, and this worker is
+ * classic (tfjs's UMD bundles need importScripts): the column runs with
+ * where=page. */
+async function pyodideColumn(core, log) {
+  if (IN_WORKER) throw new Error("Pyodide loads in no classic worker: run with --where page");
+  const dist = new URL("pyodide/", BENCH_ROOT);
+  const lockResponse = await fetch(new URL("pyodide-lock.json", dist));
+  if (!lockResponse.ok) throw new Error(`no Pyodide dist dir served (HTTP ${lockResponse.status})`);
+  const { loadPyodide } = await import(new URL("pyodide.mjs", dist).href);
+  const pyo = await core.pyodideImpl({
+    loadPyodide, indexURL: dist.href, lock: await lockResponse.json(),
+    wheelUrl: (name) => new URL(name, dist).href,
+  });
+  log(`  Pyodide ${pyo.version}: gemmkit.gemm via ctypes, float32 isa ${pyo.isa}`);
+  return pyo.impl;
+}
+
+/** Runs the benchmark with `params` ({ sizes, rounds, xnnpack, pyodide, where, quick }),
  * printing through `log`; resolves to the report. */
 async function gemmkitBrowserBench(params, log) {
   const core = await import(new URL("benchmarks/wasm/bench_core.mjs", BENCH_ROOT).href);
@@ -55,9 +75,15 @@ async function gemmkitBrowserBench(params, log) {
       log(`  XNNPACK skipped: ${err.message}`);
     }
   }
-  const notes = ["Pyodide column: node only in this version (node benchmarks/wasm/bench.mjs)"];
+  if (params.pyodide) {
+    try {
+      impls.push(await pyodideColumn(core, log));
+    } catch (err) {
+      log(`  Pyodide skipped: ${err.message}`);
+    }
+  }
   const report = await core.runBenchmark({
-    engine, sizes: params.sizes, rounds: params.rounds, builds, skipped, impls, notes, log,
+    engine, sizes: params.sizes, rounds: params.rounds, builds, skipped, impls, log,
     quick: params.quick,
   });
   return Object.assign(report, {

@@ -32,7 +32,7 @@ def bench_browser():
     return _load("gemmkit_bench_browser", REPO / "benchmarks" / "wasm" / "bench_browser.py")
 
 
-def check_report(report, engine_word, relaxed_expected):
+def check_report(report, engine_word, relaxed_expected, pyodide_expected=False):
     assert engine_word in report["engine"], report["engine"]
     assert report["sizes"] == SIZES and report["rounds"] == ROUNDS and report["quick"] is True
     assert report["verified"] is True
@@ -49,6 +49,9 @@ def check_report(report, engine_word, relaxed_expected):
     impls = [f"gemmkit {isa}" for isa in builds]
     expected = {(name, dtype) for name in impls for dtype in ("float32", "float64")}
     expected.add((XNNPACK, "float32"))
+    if pyodide_expected:
+        expected.add(("gemmkit Pyodide ctypes", "float32"))
+        assert sorted(int(n) for n in report["ratios"]["Pyodide ctypes / standalone f32"]) == SIZES
     assert {(r["impl"], r["dtype"]) for r in report["rows"]} == expected
     assert len(report["rows"]) == len(expected) * len(SIZES)
     for row in report["rows"]:
@@ -66,20 +69,23 @@ def check_report(report, engine_word, relaxed_expected):
 
 
 @pytest.mark.parametrize("where", ["worker", "page"])
-def test_chromium_report(bench_browser, artifacts, where):
+def test_chromium_report(bench_browser, artifacts, pyodide_dir, where):
     require(TFJS.is_dir(), "node_modules lacks @tensorflow/tfjs-backend-wasm (npm ci)")
     lines = []
     report = bench_browser.run_chromium(sizes=SIZES, rounds=ROUNDS, where=where,
                                         web_dir=artifacts.web_dir, quick=True, timeout_s=TIMEOUT,
-                                        echo=lines.append)
+                                        pyodide_dist=pyodide_dir, echo=lines.append)
     print("\n".join(lines))
-    # Chromium 156 has relaxed SIMD, so its build must load, not be skipped.
-    check_report(report, "Chromium", relaxed_expected=True)
+    # Chromium 156 has relaxed SIMD, so its build must load, not be skipped;
+    # Pyodide 314 loads on the page, never in the classic benchmark worker.
+    check_report(report, "Chromium", relaxed_expected=True, pyodide_expected=where == "page")
+    if where == "worker":
+        assert "  Pyodide skipped: Pyodide loads in no classic worker: run with --where page" \
+            in lines
     assert report["where"] == where
     assert (" (worker)" in report["engine"]) == (where == "worker")
     assert report["lines"] == lines
     assert any(line.startswith("results verified: ") for line in lines)
-    assert any("Pyodide column: node only" in line for line in lines)
 
 
 def test_node_report(artifacts, node, tmp_path):
