@@ -454,7 +454,12 @@ export async function loadGemmkit(options = {}) {
       throw new GemmkitError("gemmkit: loadGemmkit: threads need a threaded build " +
         `(gemmkit-${isa}-threads.wasm); this module has no shared memory`, "VALUE");
     }
-    memory = new WebAssembly.Memory({ ...limits, shared: true });
+    try {
+      memory = new WebAssembly.Memory({ ...limits, shared: true });
+    } catch (error) {  // the engine would not reserve the maximum
+      throw new GemmkitError("gemmkit: cannot create the threaded build's shared memory " +
+        `(up to ${limits.maximum} pages of 64 KiB): ${error.message}`, "ALLOC");
+    }
   }
   const getMemory = () => memory;
   const instance = await WebAssembly.instantiate(
