@@ -146,6 +146,7 @@ endif()
 list(APPEND CMAKE_TRY_COMPILE_PLATFORM_VARIABLES ${_gemmkit_wasm_vars})
 
 if(CMAKE_SCRIPT_MODE_FILE)
+  message(NOTICE "min_llvm=${GEMMKIT_WASM_MIN_LLVM}")
   foreach(var IN LISTS _gemmkit_wasm_vars)
     string(REPLACE "GEMMKIT_WASM_" "" key "${var}")
     string(TOLOWER "${key}" key)
