@@ -24,5 +24,6 @@ if(NOT GEMMKIT_BASELINE_SOURCES)
 endif()
 
 foreach(isa IN LISTS GEMMKIT_ALL_ISAS)
-  file(GLOB GEMMKIT_ISA_SOURCES_${isa} CONFIGURE_DEPENDS ${_gemmkit_src}/dispatch/targets/${isa}/*.cpp)
+  file(GLOB GEMMKIT_ISA_SOURCES_${isa} CONFIGURE_DEPENDS
+       ${_gemmkit_src}/dispatch/targets/${isa}/*.cpp)
 endforeach()
