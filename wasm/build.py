@@ -190,7 +190,8 @@ def configure(root: Path, build_dir: Path, web_dir: Path | None = None) -> dict:
     """Configures (or brings up to date) ``build_dir``; returns what
     wasm/CMakeLists.txt wrote into gemmkit-wasm-modules.json."""
     build_dir = build_dir.resolve()
-    _run(configure_command(root, build_dir, web_dir and web_dir.resolve()), "cmake configure")
+    web_dir = web_dir.resolve() if web_dir is not None else None
+    _run(configure_command(root, build_dir, web_dir), "cmake configure")
     return read_modules_file(build_dir)
 
 
@@ -206,10 +207,11 @@ def read_modules_file(build_dir: Path) -> dict:
 
 def cmake_build(build_dir: Path, targets: list[str], jobs: int) -> None:
     """Builds ``targets`` of a configured ``build_dir``; the compilers' own
-    messages (warnings) go to stderr, ninja's progress lines do not."""
+    messages (warnings) go to stderr, ninja's progress lines and a re-run
+    configure step's report do not."""
     out = _run([_cmake(), "--build", str(build_dir), "-j", str(max(1, jobs)),
                 "--target", *targets], "cmake --build")
-    noise = re.compile(r"^(\[\d+/\d+\] |ninja: (no work to do|Entering|Leaving))")
+    noise = re.compile(r"^(\[\d+/\d+\] |-- |ninja: (no work to do|Entering|Leaving))")
     messages = [ln for ln in out.splitlines() if ln.strip() and not noise.match(ln)]
     if messages:
         sys.stderr.write("\n".join(messages) + "\n")
@@ -459,7 +461,8 @@ def build(root: Path, only: set[str], jobs: int, out_dist: Path,
           out_web: Path, build_dir: Path, tc: Toolchain | None = None) -> dict:
     """Builds the groups of ``only`` (GROUPS) and packages them; returns the
     products by name (gemmkit-wasm-modules.json's keys, the loader scripts
-    and ``wheel``)."""
+    and ``wheel``).  ``tc`` is only reported: the build folder keeps the
+    toolchain its first configure step found."""
     tc = tc or detect_toolchain(root)
     print(f"gemmkit wasm build: {tc.describe()}")
     t0 = time.perf_counter()

@@ -86,8 +86,8 @@ endforeach()
 # Emscripten's toolchain file (pyodide-build, cibuildwheel's pyodide platform)
 # reports CMAKE_SYSTEM_PROCESSOR "x86" (its EMSCRIPTEN_SYSTEM_PROCESSOR
 # default), which must not pick x86 rows; wasi-sdk's says WASI and wasm32.
-# (The shipped Pyodide wheel and the web modules are built by wasm/CMakeLists.txt
-# with cpp/cmake/wasm32-wasi-clang.cmake, CMAKE_SYSTEM_NAME WASI.)
+# (The shipped Pyodide wheel and the web modules are built by wasm/CMakeLists.txt,
+# under cpp/cmake/wasm32-wasi-clang.cmake, which says WASI and wasm32 too.)
 if(CMAKE_SYSTEM_NAME MATCHES "^(Emscripten|WASI)$" OR CMAKE_SYSTEM_PROCESSOR MATCHES "^wasm32")
   set(GEMMKIT_ARCH wasm32)
 elseif(CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$")

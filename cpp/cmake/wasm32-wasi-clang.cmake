@@ -4,14 +4,15 @@
 #
 #   clang-N, clang++-N    (clang-N)             the compilers
 #   wasm-ld-N             (lld-N)               the linker, called directly
-#   llvm-ar-N             (llvm-N)              archiver of CMake's checks
+#   llvm-ar-N             (llvm-N)              archiver of CMake's checks, if there
 #   wasm32-wasi/c++/v1    (libc++-N-dev-wasm32) the C++ headers
 #   libclang_rt.builtins  (libclang-rt-N-dev-wasm32) compiler-rt, if there
 #   /usr/lib/wasm32-wasi  (wasi-libc)           libc, its headers, crt1-*.o
 #
 # Each is a cache variable (GEMMKIT_WASM_LLVM, _CC, _CXX, _LD, _AR,
-# _LIBCXX_INCLUDE, _WASI_INCLUDE, _WASI_LIB, _BUILTINS): set one with -D to
-# override what is found; -DGEMMKIT_WASM_LLVM=<N> picks that version.
+# _LIBCXX_INCLUDE, _WASI_INCLUDE, _WASI_LIB, _BUILTINS), found at a build
+# folder's first configure step and kept: -DGEMMKIT_WASM_LLVM=<N> there picks
+# that version; a given GEMMKIT_WASM_CXX skips the search (then give all).
 #
 # Run as a script (cmake -P this-file) it prints what it found, one
 # "key=value" line each, for wasm/build.py --print-toolchain.
