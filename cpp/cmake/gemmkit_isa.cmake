@@ -8,7 +8,8 @@
 #
 # Sets, per row: GEMMKIT_ISA_FLAGS_<isa> (a list, in this compiler's
 # spelling: gemmkit_isa_compiler_flags), GEMMKIT_ISA_ARCH_<isa>,
-# GEMMKIT_ISA_FEATURES_<isa> (a list); and GEMMKIT_ALL_ISAS (every row),
+# GEMMKIT_ISA_FEATURES_<isa> (a list), GEMMKIT_ISA_BASE_<isa> (the ISA
+# serving the families it lacks, empty for none); and GEMMKIT_ALL_ISAS (every row),
 # GEMMKIT_ARCH_ISAS (the rows this processor runs) and GEMMKIT_ISAS (those
 # switched on), all in row order.
 
@@ -68,6 +69,7 @@ foreach(_row IN LISTS _gemmkit_rows)
   list(GET _values 3 _arch)
   list(GET _values 4 _flags)
   list(GET _values 5 _features)
+  list(GET _values 8 _base)
   string(TOUPPER "${_isa}" _expected)
   if(NOT _upper STREQUAL _expected)
     message(FATAL_ERROR "${GEMMKIT_ISA_REGISTRY}: row ${_isa}: NAME must be ${_expected}")
@@ -76,6 +78,7 @@ foreach(_row IN LISTS _gemmkit_rows)
   gemmkit_isa_compiler_flags(${_isa})
   separate_arguments(GEMMKIT_ISA_FEATURES_${_isa} UNIX_COMMAND "${_features}")
   set(GEMMKIT_ISA_ARCH_${_isa} "${_arch}")
+  set(GEMMKIT_ISA_BASE_${_isa} "${_base}")
   list(APPEND GEMMKIT_ALL_ISAS ${_isa})
 endforeach()
 
@@ -83,7 +86,8 @@ endforeach()
 # Emscripten's toolchain file (pyodide-build, cibuildwheel's pyodide platform)
 # reports CMAKE_SYSTEM_PROCESSOR "x86" (its EMSCRIPTEN_SYSTEM_PROCESSOR
 # default), which must not pick x86 rows; wasi-sdk's says WASI and wasm32.
-# (The shipped Pyodide wheel and the web modules are built by wasm/build.py.)
+# (The shipped Pyodide wheel and the web modules are built by wasm/CMakeLists.txt,
+# under cpp/cmake/wasm32-wasi-clang.cmake, which says WASI and wasm32 too.)
 if(CMAKE_SYSTEM_NAME MATCHES "^(Emscripten|WASI)$" OR CMAKE_SYSTEM_PROCESSOR MATCHES "^wasm32")
   set(GEMMKIT_ARCH wasm32)
 elseif(CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$")

@@ -26,7 +26,7 @@ REGISTRY = REPO_ROOT / "cpp" / "src" / "dispatch" / "isa_registry.def"
 
 def _read_registry():
     """The registry's rows in order, as dicts of its nine fields (lists split
-    on spaces).  Read as text, as CMake and wasm/build.py read it."""
+    on spaces).  Read as text, as CMake (cpp/cmake/gemmkit_isa.cmake) reads it."""
     text = re.sub(r"//[^\n]*", "", REGISTRY.read_text())
     keys = ("name", "upper", "token", "arch", "flags", "features", "aliases", "families", "base")
     rows = []

@@ -3,7 +3,9 @@ suppression of the C++ sources (cpp/src/simd/x86_intrinsics.hpp).
 
 1. CMake's GEMMKIT_WERROR=ON puts -Werror on every C++ object of the library,
    the extension and the C++ tests, and OFF (the default) on none.
-2. wasm/build.py takes -Werror from the environment variable GEMMKIT_WERROR.
+2. wasm/build.py takes GEMMKIT_WERROR from the environment and passes it to
+   the wasm CMake configuration, where ON puts -Werror on every unit of every
+   module and OFF on none.
 3. The x86 intrinsic headers are included in one place only: the pragma there
    covers their lines only where they are first included.
 4. With the host's C++ compiler at the build's warning flags, an
@@ -81,19 +83,53 @@ def _wasm_build_module():
 
 
 @pytest.mark.parametrize(("value", "expected"), [
-    (None, False), ("OFF", False), ("0", False), ("ON", True), ("1", True), ("true", True)])
-def test_wasm_build_takes_werror_from_environment(monkeypatch, value, expected):
+    (None, "OFF"), ("OFF", "OFF"), ("0", "OFF"), ("ON", "ON"), ("1", "ON"), ("true", "ON")])
+def test_wasm_build_takes_werror_from_environment(monkeypatch, tmp_path, value, expected):
+    if shutil.which("cmake") is None:
+        pytest.skip("cmake is not installed")
     wasm_build = _wasm_build_module()
     if value is None:
         monkeypatch.delenv("GEMMKIT_WERROR", raising=False)
     else:
         monkeypatch.setenv("GEMMKIT_WERROR", value)
-    toolchain = type("Toolchain", (), {"libcxx_include": "/c++", "wasi_include": "/wasi"})
-    for variant in wasm_build.VARIANTS.values():
-        flags = wasm_build.common_flags(toolchain, REPO_ROOT, variant)
-        assert {"-Wall", "-Wextra"} <= set(flags)
-        assert ("-Werror" in flags) is expected, (variant.name, flags)
-        assert not [f for f in flags if f.startswith("-Wno-")], flags
+    cmd = wasm_build.configure_command(REPO_ROOT, tmp_path, None)
+    assert [f for f in cmd if f.startswith("-DGEMMKIT_WERROR=")] == [f"-DGEMMKIT_WERROR={expected}"]
+
+
+def _wasm_cmake_commands(tmp_path, monkeypatch, werror):
+    """{(source, object): compile command} of every unit of the wasm modules,
+    configured as wasm/build.py does under GEMMKIT_WERROR=werror."""
+    wasm_build = _wasm_build_module()
+    try:
+        wasm_build.detect_toolchain()
+    except wasm_build.BuildError as exc:
+        if os.environ.get("CI"):
+            pytest.fail(str(exc), pytrace=False)
+        pytest.skip(str(exc))
+    build = tmp_path / f"wasm-werror-{werror}"
+    monkeypatch.setenv("GEMMKIT_WERROR", werror)
+    proc = subprocess.run(wasm_build.configure_command(REPO_ROOT, build, tmp_path / "web"),
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    commands = json.loads((build / "compile_commands.json").read_text())
+    return {(c["file"], c["command"].split(" -o ")[1].split()[0]): c["command"].split()
+            for c in commands}
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the wasm build runs on Debian's clang")
+def test_wasm_werror_option_reaches_every_unit(tmp_path, monkeypatch):
+    on = _wasm_cmake_commands(tmp_path, monkeypatch, "ON")
+    units = {os.path.relpath(f, REPO_ROOT) for f, _ in on}
+    assert any(u.startswith(os.path.join("cpp", "src", "api")) for u in units), units
+    assert any(os.sep + "targets" + os.sep in u for u in units), units
+    assert any(u.startswith("tests") for u in units), units
+    missing = sorted(out for (_, out), cmd in on.items()
+                     if not {"-Wall", "-Wextra", "-Werror"} <= set(cmd))
+    assert not missing, f"compiled without -Wall -Wextra -Werror: {missing}"
+    assert not [cmd for cmd in on.values() if any(f.startswith("-Wno-") for f in cmd)]
+    off = _wasm_cmake_commands(tmp_path, monkeypatch, "OFF")
+    assert set(off) == set(on)
+    assert not [k for k, cmd in off.items() if "-Werror" in cmd]
 
 
 def test_wasm_build_refuses_an_unknown_werror_value(monkeypatch):

@@ -1,9 +1,12 @@
 """The wasm artifacts themselves: wheel name, contents and size, what the side
-module imports and exports, the standalone modules' exports."""
+module imports and exports, the standalone modules' exports, and what
+wasm/CMakeLists.txt compiled each module from."""
 
 from __future__ import annotations
 
+import json
 import re
+import shlex
 import subprocess
 import sys
 import zipfile
@@ -11,6 +14,9 @@ import zipfile
 import pytest
 
 from wasmhelpers import BUILD, REPO, wasm_build
+
+# The shipped modules, by their best ISA: the wasm32 rows, best first.
+SHIPPED_ISAS = ("relaxed_simd", "simd128")
 
 
 def test_wheel_name_contents_and_size(wheel):
@@ -37,9 +43,9 @@ def test_wheel_name_contents_and_size(wheel):
     assert all(line.split(",")[0] in names for line in record.splitlines())
 
 
-@pytest.mark.parametrize("isa", wasm_build.MODULE_ISAS)
+@pytest.mark.parametrize("isa", SHIPPED_ISAS)
 def test_side_module_imports_only_libc_and_exports_the_c_abi(wheel, isa):
-    side_module = BUILD / wasm_build.side_module_name(isa)
+    side_module = BUILD / f"_gemmkit_{isa}.wasm"
     imports, exports = wasm_build.wasm_imports_exports(side_module)
     wasm_build.check_side_module(side_module)
     assert ("env", "memory", 2) in imports  # shares Pyodide's memory
@@ -59,23 +65,56 @@ def test_standalone_modules_import_only_wasi(artifacts):
         assert abi | {"malloc", "free", "memory", "_initialize"} <= set(exports)
 
 
-def test_each_module_holds_its_isa_and_its_base_chain():
-    assert wasm_build.MODULE_ISAS == ("relaxed_simd", "simd128")
-    assert wasm_build.module_isas("simd128") == ("scalar", "simd128")
-    assert wasm_build.module_isas("relaxed_simd") == ("scalar", "simd128", "relaxed_simd")
-    for name, variant in wasm_build.VARIANTS.items():
-        if variant.pin:
-            assert variant.isas[-1] == variant.pin, name
-    flags = wasm_build.isa_flags("relaxed_simd", wasm_build.VARIANTS["web-relaxed_simd"])
-    assert {"-msimd128", "-mrelaxed-simd"} <= set(flags)
-    noflag = wasm_build.VARIANTS["selfcheck-relaxed_simd-noflag"]
-    assert "-mrelaxed-simd" not in wasm_build.isa_flags("relaxed_simd", noflag)
-    assert "-msimd128" in wasm_build.isa_flags("simd128", noflag)
+def _unit_commands(objects_target: str) -> list[list[str]]:
+    """The compile commands of the units CMake target ``objects_target``
+    compiled (compile_commands.json of the wasm build)."""
+    entries = json.loads((BUILD / "compile_commands.json").read_text())
+    marker = f"/CMakeFiles/{objects_target}.dir/"
+    commands = [shlex.split(e["command"]) for e in entries if marker in e["command"]]
+    assert commands, f"no units of {objects_target} in compile_commands.json"
+    return commands
+
+
+def test_each_module_holds_its_isa_and_its_base_chain(artifacts):
+    modules = wasm_build.read_modules_file(BUILD)["modules"]
+    sides = [m for m in modules.values() if m["group"] == "wheel"]
+    assert [m["pin"] for m in sides] == list(SHIPPED_ISAS)
+    assert modules["web-simd128"]["isas"] == ["scalar", "simd128"]
+    assert modules["web-relaxed_simd"]["isas"] == ["scalar", "simd128", "relaxed_simd"]
+    assert modules["web-scalar"]["isas"] == ["scalar"] and not modules["web-scalar"]["pin"]
+    for name, module in modules.items():
+        if module["pin"]:
+            assert module["isas"][-1] == module["pin"], name
+        threads = name.endswith("-threads")
+        for part, target in module["objects"].items():
+            for cmd in _unit_commands(target):
+                # Every unit position independent, with its module's pin and
+                # ISAs, and the threads' instructions only in threaded modules.
+                assert "-fPIC" in cmd, (name, cmd)
+                pins = [f for f in cmd if f.startswith("-DGEMMKIT_DEFAULT_REQUIRE_ISA=")]
+                assert pins == ([f"-DGEMMKIT_DEFAULT_REQUIRE_ISA={module['pin']}"]
+                                if module["pin"] else []), (name, cmd)
+                have = {f for f in cmd if f.startswith("-DGEMMKIT_HAVE_")}
+                assert have == {f"-DGEMMKIT_HAVE_{isa.upper()}=1" for isa in module["isas"]}
+                assert ("-matomics" in cmd) is threads, (name, cmd)
+                assert ("-DGEMMKIT_NO_THREADS=1" in cmd) is not threads, (name, cmd)
+                if part == "scalar":
+                    assert {"-fno-vectorize", "-fno-slp-vectorize"} <= set(cmd), cmd
+                    assert "-msimd128" not in cmd, cmd
+    relaxed = modules["web-relaxed_simd"]["objects"]["relaxed_simd"]
+    for cmd in _unit_commands(relaxed):
+        assert {"-msimd128", "-mrelaxed-simd", "-DGEMMKIT_ISA=relaxed_simd"} <= set(cmd)
+    noflag = modules["selfcheck-relaxed_simd"]["objects"]
+    for cmd in _unit_commands(noflag["relaxed_simd"]):
+        assert "-mrelaxed-simd" not in cmd and "-msimd128" not in cmd, cmd
+    for cmd in _unit_commands(noflag["simd128"]):
+        assert "-msimd128" in cmd, cmd
 
 
 def test_toolchain_detection_is_not_pinned_to_one_llvm():
     tc = wasm_build.detect_toolchain()
-    assert tc.llvm >= wasm_build.MIN_LLVM
+    assert tc.min_llvm == 17
+    assert tc.llvm >= tc.min_llvm
     assert re.search(rf"(clang\+\+-{tc.llvm}|llvm-{tc.llvm}/bin/clang\+\+)$", tc.cxx)
     assert tc.libcxx_include.endswith("c++/v1")
 

@@ -14,10 +14,13 @@ import array
 import ctypes
 import gc
 import importlib
+import os
+import re
 import shutil
 import subprocess
 import sys
 import types
+from pathlib import Path
 
 import pytest
 
@@ -26,12 +29,39 @@ from wasmhelpers import BUILD, REPO, require, wasm_build
 np = pytest.importorskip("numpy", reason="numpy is not installed")
 
 
+def _up_to_date(obj: Path, dep: Path, stamp: Path, cmd: list[str]) -> bool:
+    if not (obj.exists() and dep.exists() and stamp.exists()):
+        return False
+    if stamp.read_text() != "\0".join(cmd):
+        return False
+    _, _, deps = dep.read_text().replace("\\\n", " ").partition(":")
+    try:
+        return all(os.stat(p).st_mtime <= obj.stat().st_mtime
+                   for p in re.split(r"(?<!\\)\s+", deps) if p)
+    except OSError:
+        return False
+
+
+def _compile(cmd: list[str], src: str, obj: Path) -> None:
+    """``cmd -c src -o obj``, unless obj is newer than every file its last
+    compile read (its depfile) and was made by the same command."""
+    dep, stamp = obj.with_suffix(".d"), obj.with_suffix(".flags")
+    full = [*cmd, "-c", src, "-o", str(obj)]
+    if _up_to_date(obj, dep, stamp, full):
+        return
+    proc = subprocess.run([*full, "-MMD", "-MF", str(dep)], capture_output=True, text=True)
+    assert proc.returncode == 0, f"{' '.join(full)}\n{proc.stderr}"
+    stamp.write_text("\0".join(full))
+
+
 @pytest.fixture(scope="module")
 def host_lib(tmp_path_factory):
     """libgemmkit for the host: baseline units + the scalar target, no
-    threads, built with the wasm build's source lists and flags."""
+    threads, built from the wasm build's source lists (its CMake
+    configuration's gemmkit-wasm-modules.json) with the host's clang."""
     try:
         tc = wasm_build.detect_toolchain()
+        sources = wasm_build.configure(REPO, BUILD)["sources"]
     except wasm_build.BuildError as exc:
         require(False, str(exc))
     out_dir = BUILD / "test" / "host"
@@ -40,13 +70,13 @@ def host_lib(tmp_path_factory):
              "-fno-exceptions", "-fno-rtti", "-I", str(REPO / "cpp" / "include"),
              "-I", str(REPO / "cpp" / "src"), "-DGEMMKIT_NO_THREADS=1", "-DGEMMKIT_HAVE_SCALAR=1"]
     objs = []
-    for src in wasm_build.baseline_sources(REPO):
-        obj = out_dir / (src.stem + ".o")
-        wasm_build.compile_one(flags, src, obj)
+    for src in sources["baseline"]:
+        obj = out_dir / (Path(src).stem + ".o")
+        _compile(flags, src, obj)
         objs.append(str(obj))
-    for src in wasm_build.target_sources(REPO, "scalar"):
-        obj = out_dir / ("scalar_" + src.stem + ".o")
-        wasm_build.compile_one(flags + ["-DGEMMKIT_ISA=scalar"], src, obj)
+    for src in sources["scalar"]:
+        obj = out_dir / ("scalar_" + Path(src).stem + ".o")
+        _compile(flags + ["-DGEMMKIT_ISA=scalar"], src, obj)
         objs.append(str(obj))
     lib = out_dir / "libgemmkit_scalar.so"
     proc = subprocess.run([tc.cxx, "-shared", "-o", str(lib), *objs], capture_output=True, text=True)

@@ -1,20 +1,20 @@
 #!/usr/bin/env python3
 """Builds and runs the simd128 unit of the int8 pair dot family test in node.
 
-    python cpp/tests/dot_pair_i8/run_wasm.py [--build-dir build/wasm/test]
+    python cpp/tests/dot_pair_i8/run_wasm.py [--build-dir build/wasm]
 
 cpp/tests/dot_pair_i8_test.cpp and cpp/tests/dot_pair_i8/simd128.cpp are
-compiled with exactly the flags of the simd128 target units (wasm/build.py:
-clang --target=wasm32-wasi -O3 -msimd128 -ffp-contract=off ...), linked as a
-WASI command module against wasi-libc and run under node's WASI (node >= 20).
-Prints every command it runs; exits with the test's status (0 passed,
-1 failed), or 2 when the toolchain or node is missing (with the reason).
+compiled with exactly the flags of the simd128 target units and linked as a
+WASI command module against wasi-libc: the wasm build's module
+dot_pair_i8_test (wasm/CMakeLists.txt), built in its CMake build folder
+through wasm/build.py; then run under node's WASI (node >= 20).  Exits with
+the test's status (0 passed, 1 failed or not built), or 2 when the
+toolchain or node is missing (with the reason).
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import subprocess
 import sys
@@ -42,10 +42,11 @@ def run(cmd: list[str]) -> subprocess.CompletedProcess:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--build-dir", type=Path, default=REPO / "build" / "wasm" / "test")
+    ap.add_argument("--build-dir", type=Path, default=REPO / "build" / "wasm",
+                    help="the wasm CMake build folder (wasm/build.py's default)")
     args = ap.parse_args(argv)
     try:
-        tc = wasm_build.detect_toolchain()
+        wasm_build.detect_toolchain()
     except wasm_build.BuildError as exc:
         print(f"run_wasm.py: cannot build: {exc}", file=sys.stderr)
         return 2
@@ -53,26 +54,13 @@ def main(argv: list[str] | None = None) -> int:
     if node is None:
         print("run_wasm.py: node >= 20 is not installed", file=sys.stderr)
         return 2
-    out_dir = args.build_dir
-    out_dir.mkdir(parents=True, exist_ok=True)
-    variant = wasm_build.Variant("test", ("simd128",), False, None)
-    flags = wasm_build.common_flags(tc, REPO, variant) + wasm_build.isa_flags("simd128", variant)
-    objs = []
-    for src in (REPO / "cpp" / "tests" / "dot_pair_i8_test.cpp",
-                REPO / "cpp" / "tests" / "dot_pair_i8" / "simd128.cpp"):
-        obj = out_dir / f"dot_pair_i8__{src.stem}.o"
-        if run([tc.cxx, *flags, "-c", str(src), "-o", str(obj)]).returncode != 0:
-            return 1
-        objs.append(str(obj))
-    wasm = out_dir / "dot_pair_i8_test.wasm"
-    link = [tc.wasm_ld, "--strip-debug", "-O2", "-z", "stack-size=1048576",
-            os.path.join(tc.wasi_lib, "crt1-command.o"), *objs, "-L", tc.wasi_lib, "-lc"]
-    if tc.builtins:
-        link.append(tc.builtins)
-    if run(link + ["-o", str(wasm)]).returncode != 0:
+    try:
+        built = wasm_build.build_modules(REPO, args.build_dir, ["dot_pair_i8_test"])
+    except wasm_build.BuildError as exc:
+        print(f"run_wasm.py: {exc}", file=sys.stderr)
         return 1
     return run([node, "--no-warnings", "--input-type=module", "-e", RUNNER, "--",
-                str(wasm)]).returncode
+                str(built["dot_pair_i8_test"])]).returncode
 
 
 if __name__ == "__main__":
