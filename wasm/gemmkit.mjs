@@ -80,7 +80,7 @@ export const THREADS_REFUSAL_MESSAGE =
 export const MAX_THREADS = 64;
 
 // Each worker's stack, as large as the main thread's (-z stack-size in
-// wasm/build.py's link).
+// wasm/CMakeLists.txt's link).
 const WORKER_STACK_BYTES = 1 << 20;
 
 /**
