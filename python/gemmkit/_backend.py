@@ -34,6 +34,11 @@ in ``_api.py`` relies on nothing else:
     numpy.from_dlpack refuses (bfloat16), keeping the producer alive.
 ``dispatch_info()``, ``available_isas()``, ``set_num_threads(n)``,
 ``get_num_threads()``, ``version()``.
+``knobs_json()``, ``knob_set(name, value)``, ``knob_reset(name)``, ``profile_json()``
+    The knob registry through the C ABI (``gemmkit_knobs_json`` ...):
+    JSON texts as the core writes them; ``knob_set`` takes a full knob name
+    and a non-negative value (clamped to the knob's maximum), and a name
+    that is no knob raises the status's error.
 """
 
 from __future__ import annotations

@@ -26,6 +26,10 @@ gemm_requant = _native.gemm_requant
 set_num_threads = _native.set_num_threads
 get_num_threads = _native.get_num_threads
 version = _native.version
+knobs_json = _native.knobs_json
+knob_set = _native.knob_set
+knob_reset = _native.knob_reset
+profile_json = _native.profile_json
 array_from_dlpack = _native.array_from_dlpack
 may_share_memory = _np.may_share_memory
 

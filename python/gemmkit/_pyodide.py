@@ -421,7 +421,14 @@ _SIGNATURES = {
                              ctypes.POINTER(ctypes.c_void_p)], _int),
     "gemmkit_packed_rhs_free": ([_ptr], None),
     "gemmkit_packed_rhs_describe": ([_ptr], ctypes.c_char_p),
+    "gemmkit_knobs_json": ([], ctypes.c_char_p),
+    "gemmkit_knob_set": ([ctypes.c_char_p, _size], _int),
+    "gemmkit_knob_reset": ([ctypes.c_char_p], _int),
+    "gemmkit_profile_json": ([], ctypes.c_char_p),
 }
+# The largest size_t of the side module (wasm32: 2**32 - 1): a knob value
+# above it is clamped here, since ctypes would wrap it.
+_SIZE_MAX = (1 << (8 * ctypes.sizeof(_size))) - 1
 
 
 class Library:
@@ -693,6 +700,18 @@ class Library:
     def get_num_threads(self) -> int:
         return int(self._lib.gemmkit_get_num_threads())
 
+    def knobs_json(self) -> str:
+        return str(self._abi("gemmkit_knobs_json")().decode())
+
+    def knob_set(self, name: str, value: int) -> None:
+        self.check(self._abi("gemmkit_knob_set")(name.encode(), min(value, _SIZE_MAX)))
+
+    def knob_reset(self, name: str) -> None:
+        self.check(self._abi("gemmkit_knob_reset")(name.encode()))
+
+    def profile_json(self) -> str:
+        return str(self._abi("gemmkit_profile_json")().decode())
+
 
 _numpy: Any = None
 _numpy_checked = False
@@ -848,6 +867,22 @@ def get_num_threads() -> int:
     return _library().get_num_threads()
 
 
+def knobs_json() -> str:
+    return _library().knobs_json()
+
+
+def knob_set(name: str, value: int) -> None:
+    _library().knob_set(name, value)
+
+
+def knob_reset(name: str) -> None:
+    _library().knob_reset(name)
+
+
+def profile_json() -> str:
+    return _library().profile_json()
+
+
 __all__ = [
     "NAME",
     "PREFER_RELAXED_SIMD",
@@ -866,9 +901,13 @@ __all__ = [
     "gemm_requant",
     "matmul2d",
     "get_num_threads",
+    "knob_reset",
+    "knob_set",
+    "knobs_json",
     "may_share_memory",
     "module_path",
     "prepack_rhs",
+    "profile_json",
     "relaxed_simd_supported",
     "set_num_threads",
     "simd128_supported",

@@ -10,9 +10,10 @@ built-in default.  The defaults are safe on any machine; a profile only
 refines them for the CPU it was measured on.
 
 Knobs are named by their environment variable (``"GEMMKIT_KC"``); the
-short form (``"KC"``, ``"kc"``) is accepted too.  Under Pyodide there is
-no knob access from Python (and no profile): the functions raise
-:class:`gemmkit.ArgumentError`.
+short form (``"KC"``, ``"kc"``) is accepted too.  Under Pyodide the knobs
+work the same (their environment variables are read from the runtime's
+environment, as ``GEMMKIT_REQUIRE_ISA`` is) and there is no profile:
+:func:`profile` reports ``"unsupported"``.
 """
 
 from __future__ import annotations
@@ -27,14 +28,6 @@ from ._errors import ArgumentError
 __all__ = ["knobs", "get", "origin", "set", "reset", "profile"]
 
 _PREFIX = "GEMMKIT_"
-
-
-def _lib() -> Any:
-    if _backend.NAME != "native":
-        raise ArgumentError("gemmkit: tuning knobs are not available under Pyodide")
-    from . import _native
-
-    return _native
 
 
 def _name(name: object) -> str:
@@ -58,7 +51,7 @@ def knobs() -> list[dict[str, Any]]:
     >>> sorted(kc)
     ['default', 'doc', 'max', 'name', 'origin', 'value']
     """
-    rows: list[dict[str, Any]] = json.loads(_lib().knobs_json())
+    rows: list[dict[str, Any]] = json.loads(_backend.knobs_json())
     return rows
 
 
@@ -103,13 +96,13 @@ def set(name: str, value: int) -> None:  # noqa: A001 - the registry's own word
         ) from None
     if number < 0:
         raise ArgumentError(f"gemmkit: the value of {full} must be >= 0, got {number}")
-    _lib().knob_set(full, min(number, 2**64 - 1))
+    _backend.knob_set(full, min(number, 2**64 - 1))
 
 
 def reset(name: str) -> None:
     """Drops :func:`set`'s value: the knob falls back to its environment
     variable, the profile, its default."""
-    _lib().knob_reset(_name(name))
+    _backend.knob_reset(_name(name))
 
 
 def profile() -> dict[str, Any]:
@@ -122,5 +115,5 @@ def profile() -> dict[str, Any]:
     ``~/.config/gemmkit/profile.env``), ``"cpu"`` (the CPU the file names),
     ``"this_cpu"`` (what a profile for this machine names) and ``"values"``
     ({knob name: value}, empty unless loaded)."""
-    info: dict[str, Any] = json.loads(_lib().profile_json())
+    info: dict[str, Any] = json.loads(_backend.profile_json())
     return info
