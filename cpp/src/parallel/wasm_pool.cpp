@@ -74,10 +74,12 @@ void wake(std::atomic<std::int32_t>& word) {
 // Spins, then (workers only: tid 0 may be a browser's main thread) sleeps
 // until `word` differs from `seen`; returns its new value.
 std::int32_t await_change(std::atomic<std::int32_t>& word, std::int32_t seen, bool may_sleep) {
-  for (int polls = 0;; ++polls) {
+  for (int polls = 0;;) {
     const std::int32_t now = word.load(std::memory_order_acquire);
     if (now != seen) return now;
-    if (may_sleep && polls >= kSpinPolls) {
+    if (polls < kSpinPolls) {
+      ++polls;  // counts up to the limit only: tid 0 may spin for seconds
+    } else if (may_sleep) {
       __builtin_wasm_memory_atomic_wait32(futex(word), seen, -1);
     }
   }
