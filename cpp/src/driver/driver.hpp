@@ -337,7 +337,10 @@ struct BlockedGemm {
     }
     plan.kc = kc < t.k ? kc : t.k;
     if (plan.kc < 1) plan.kc = 1;
-    plan.nc = blk.nc < t.n ? blk.nc : t.n;
+    // Whole panels of this family's NR: the blocking rounded nc to
+    // blocking_nr, which a narrower variant's NR need not divide.
+    const index_t nc_panels = ceil_div(index_t(blk.nc), NR) * NR;
+    plan.nc = nc_panels < t.n ? nc_panels : t.n;
     // mc from the blocking, scaled down when one slice is deeper than the
     // blocking assumed, so the packed A block still fits its L2 share.
     index_t mc = blk.mc;
