@@ -81,6 +81,18 @@ SIDE_MODULE_ALLOWED_IMPORTS = {
 }
 # Taking the address of an allowed libc function is fine too.
 SIDE_MODULE_ALLOWED_IMPORTS["GOT.func"] = SIDE_MODULE_ALLOWED_IMPORTS["env"]
+# What gemmkit._pyodide_call may import: the stable-ABI functions and data
+# that cpp/bindings/python_stable_abi.h declares (Pyodide's main module
+# exports the whole C API to extension modules).
+CALL_MODULE_KEY = "side-pyodide-call"
+CALL_MODULE_ALLOWED_IMPORTS = {
+    "env": SIDE_MODULE_ALLOWED_IMPORTS["env"] | {
+        "PyObject_GetBuffer", "PyBuffer_Release", "PyFloat_AsDouble", "PyLong_AsVoidPtr",
+        "PyLong_FromLong", "PyErr_Occurred", "PyErr_Clear", "PyErr_SetString",
+        "PyModuleDef_Init",
+    },
+    "GOT.mem": {"PyExc_TypeError", "PyFloat_Type", "_Py_NoneStruct"},
+}
 
 # The JavaScript beside the standalone modules: the loader, and the entry of
 # the Web Workers of a threaded module.
@@ -309,10 +321,9 @@ def wasm_imports_exports(path: Path) -> tuple[list[tuple[str, str, int]], list[s
     return imports, exports
 
 
-def check_side_module(path: Path) -> None:
+def check_side_module(path: Path, allowed: dict = SIDE_MODULE_ALLOWED_IMPORTS) -> None:
     imports, _ = wasm_imports_exports(path)
-    bad = [f"{m}.{n}" for m, n, _ in imports
-           if n not in SIDE_MODULE_ALLOWED_IMPORTS.get(m, ())]
+    bad = [f"{m}.{n}" for m, n, _ in imports if n not in allowed.get(m, ())]
     if bad:
         raise BuildError(
             f"{path.name} imports symbols Pyodide's main module may not "
@@ -475,9 +486,11 @@ def build(root: Path, only: set[str], jobs: int, out_dist: Path,
             shutil.copyfile(REPO / "wasm" / script, copy)
             produced[script] = copy
     if "wheel" in only:
-        sides = [Path(m["path"]) for m in modules.values() if m["group"] == "wheel"]
-        for side in sides:
-            check_side_module(side)
+        wheel = {key: Path(m["path"]) for key, m in modules.items() if m["group"] == "wheel"}
+        for key, side in wheel.items():
+            check_side_module(side, CALL_MODULE_ALLOWED_IMPORTS if key == CALL_MODULE_KEY
+                              else SIDE_MODULE_ALLOWED_IMPORTS)
+        sides = list(wheel.values())
         produced["wheel"] = write_wheel(root, sides, out_dist)
     for key, path in produced.items():
         print(f"  {key:24s} {path.stat().st_size:9d} bytes  {path}")

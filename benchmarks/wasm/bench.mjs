@@ -2,7 +2,7 @@
 // square f32/f64 GEMM GFLOP/s of the standalone builds (simd128, scalar, and
 // relaxed_simd where built and supported), XNNPACK's wasm SIMD matmul (npm
 // @tensorflow/tfjs-backend-wasm, B's packed operator reused), gemmkit
-// through Pyodide's ctypes path, and the measured simd128 / scalar mul+add
+// through Pyodide's gemmkit.gemm, and the measured simd128 / scalar mul+add
 // peaks; prints ratios and writes JSON.  `--engine chromium` runs the same
 // measurement core in headless Chromium instead (bench_browser.py).
 //
@@ -94,7 +94,7 @@ async function main() {
   if (!flag("no-pyodide")) {
     try {
       const pyo = await loadPyodideGemmkit();
-      log(`  Pyodide ${pyo.version}: gemmkit.gemm via ctypes, float32 isa ${pyo.isa}`);
+      log(`  Pyodide ${pyo.version}: gemmkit.gemm, float32 isa ${pyo.isa}`);
       impls.push(pyo.impl);
     } catch (err) {
       log(`  Pyodide skipped: ${err.message} ` +

@@ -17,7 +17,7 @@ in a dedicated Worker of a page served from this repo on 127.0.0.1.
 ``--compare`` prints this run's ratios beside those of an earlier report
 (``bench.mjs``'s JSON for node), so engines are compared by same-run ratios,
 never by absolute numbers taken at different times.  The Pyodide column
-(gemmkit's Pyodide wheel, its ctypes path) runs from ``--pyodide-dist``, a
+(gemmkit's Pyodide wheel through gemmkit.gemm) runs from ``--pyodide-dist``, a
 ``tools/pyodide_dist.py`` dir, when it exists.  The page is cross-origin
 isolated (COOP/COEP), so the threaded build runs too.  Debian ``chromium`` driven by Playwright
 (``executable_path``); no browser download; every request that is not to

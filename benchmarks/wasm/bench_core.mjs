@@ -67,7 +67,7 @@ const ratioDefs = (xnnName) => [
   ["relaxed_simd / simd128 f32", "gemmkit relaxed_simd", "gemmkit simd128", "float32"],
   ["relaxed_simd / simd128 f64", "gemmkit relaxed_simd", "gemmkit simd128", "float64"],
   ["relaxed_simd / XNNPACK f32", "gemmkit relaxed_simd", xnnName, "float32"],
-  ["Pyodide ctypes / standalone f32", "gemmkit Pyodide ctypes", "gemmkit simd128", "float32"],
+  ["Pyodide / standalone f32", "gemmkit Pyodide", "gemmkit simd128", "float32"],
   [`${TEAM} threads / 1 f32 (simd128)`, `gemmkit simd128 ${TEAM} threads`, "gemmkit simd128", "float32"],
   [`${TEAM} threads / 1 f64 (simd128)`, `gemmkit simd128 ${TEAM} threads`, "gemmkit simd128", "float64"],
 ];
@@ -254,7 +254,7 @@ def _gk_job(n, a_js, b_js):
 `;
 
 /**
- * The Pyodide column: gemmkit's Pyodide wheel (its ctypes path) in
+ * The Pyodide column: gemmkit's Pyodide wheel (gemmkit.gemm with out=) in
  * `loadPyodide`'s runtime from `indexURL` (a tools/pyodide_dist.py dir,
  * whose lock names the wheel), installed with micropip from `wheelUrl(name)`.
  * node (bench.mjs) and the browser (browser_run.js) differ only in those.
@@ -271,7 +271,7 @@ export async function pyodideImpl({ loadPyodide, indexURL, lock, wheelUrl }) {
     version: py.version,
     isa: info.float32.isa,
     impl: {
-      name: "gemmkit Pyodide ctypes",
+      name: "gemmkit Pyodide",
       dtype: "float32",
       selfTimed: true,
       make(n) {

@@ -14,7 +14,8 @@ as two wasm32 side modules (``wasm/build.py``):
 They are deliberately not named ``*.so``: Pyodide compiles every ``*.so`` of
 a wheel at install time, so on an engine without Wasm SIMD (or, for the
 relaxed module, without relaxed SIMD) the install itself would fail with a
-CompileError.  Instead one of them is opened here, when gemmkit is imported,
+CompileError.  (The wheel's one ``*.so``, the call module below, has no SIMD
+instruction.)  Instead one of them is opened here, when gemmkit is imported,
 after ``WebAssembly.validate`` probes of tiny modules (``SIMD128_PROBE``,
 ``RELAXED_SIMD_PROBE``), chosen by ``GEMMKIT_REQUIRE_ISA`` (read then; the
 module reads it again itself, before its first GEMM, and applies the pin):
@@ -33,17 +34,17 @@ Where the engine has no simd128 at all every GEMM call (and
 ``available_isas()`` lists what this engine runs whatever the pin:
 relaxed_simd first where the relaxed module could run.
 
-Operands are never copied.  The common case, a product of writable
-C-contiguous 2-D float32/float64 numpy arrays or memoryviews without an
-epilogue, takes a fast path: each operand's address comes from
-``ctypes.c_char.from_buffer``, its descriptor is packed with ``struct`` into
-a frame preallocated per loaded module, and ``gemmkit_gemm_batched_ex`` is
-called without argtypes conversions (one call per product).  Every other
-operand is exported with ``PyObject_GetBuffer`` (numpy arrays,
-``memoryview``, ``bytearray``, read-only buffers alike) and its address and
-strides go to the same C ABI (``gemmkit_gemm_batched_ex``,
-``gemmkit_gemm_requant_batched``, ``gemmkit_prepack_rhs``).  Both paths give
-the core the same descriptors, so every check and message is the core's.
+Operands are never copied.  A plain product (float scalars, 2-D float32 or
+float64 buffers, no epilogue) is one call to the extension module
+``gemmkit._pyodide_call`` (``cpp/bindings/pyodide_call.cpp``), which reads
+the buffers and calls the loaded module's ``gemmkit_gemm_batched_ex``
+through its address: a ctypes call and the Python that prepares it would
+cost a small product several times its arithmetic.  Every other operand is
+exported here with ``PyObject_GetBuffer`` (numpy arrays, ``memoryview``,
+``bytearray``, read-only buffers alike) and its address and strides go to
+the same C ABI (``gemmkit_gemm_batched_ex``, ``gemmkit_gemm_requant_batched``,
+``gemmkit_prepack_rhs``).  Both paths give the core the same descriptors, so
+every check and message is the core's.
 Buffer formats: ``'f'`` float32, ``'d'`` float64, ``'e'`` float16, ``'b'``
 int8, ``'i'`` (or a 4-byte ``'l'``) int32, ``'B'`` uint8 (and the other
 formats of :mod:`gemmkit._formats`).  bfloat16 has no buffer format: it is
@@ -65,7 +66,6 @@ from __future__ import annotations
 import ctypes
 import json
 import os
-import struct
 from typing import Any
 
 from ._errors import (
@@ -78,6 +78,7 @@ from ._errors import (
     install_status_codes,
 )
 from ._formats import format_name
+from ._pyodide_call import gemm as _call_gemm
 
 NAME = "pyodide"
 
@@ -251,30 +252,6 @@ class _Requant(ctypes.Structure):
         ("bias_kind", ctypes.c_int),
         ("bias", _Operand),
     ]
-
-
-class _Frame(ctypes.Structure):
-    # The arguments of one fast-path gemmkit_gemm_batched_ex call: alpha and
-    # beta as (real, imaginary) pairs, then the operands a, b, out and c.
-    _fields_ = [
-        ("alpha", ctypes.c_double * 2),
-        ("beta", ctypes.c_double * 2),
-        ("ops", _Operand * 4),
-    ]
-
-
-# The frame as the struct module packs it ('@': the C compiler's sizes and
-# alignment): one pack_into, a single C call, writes it all, where setting
-# the ctypes fields costs a Python-level call each.
-_OPERAND_FIELDS = "PiiNNNnnn"
-_FRAME_3 = struct.Struct("@4d" + _OPERAND_FIELDS * 3)  # no c
-_FRAME_4 = struct.Struct("@4d" + _OPERAND_FIELDS * 4)
-# Should a platform's layout differ from ctypes', only the fast path is lost.
-_FAST_PATH = (_FRAME_4.size == ctypes.sizeof(_Frame)
-              and _FRAME_3.size == _Frame.ops.offset + 3 * ctypes.sizeof(_Operand)
-              and _Frame.beta.offset == 16 and _Frame.ops.offset == 32)
-_from_buffer = ctypes.c_char.from_buffer
-_addressof = ctypes.addressof
 
 
 class _View:
@@ -458,83 +435,9 @@ class Library:
         self.codes = json.loads(lib.gemmkit_codes_json().decode())
         self.version = lib.gemmkit_version().decode()
         self.abi_version = int(lib.gemmkit_abi_version())
-        self._init_fast_path()
-
-    def _init_fast_path(self) -> None:
-        # The fast path's gemmkit_gemm_batched_ex is a function object of
-        # its own, without argtypes: every argument is passed ready made (a
-        # c_void_p into the frame, None, 0), as converting them through
-        # argtypes costs about 0.3 us per argument inside Pyodide.
-        fn = self._lib["gemmkit_gemm_batched_ex"]
-        fn.restype = ctypes.c_int
-        self._batched_ex = fn
-        # The frame lives in a bytearray, which pack_into exports for next
-        # to nothing (a ctypes object costs it more); the view over it pins
-        # its address.
-        self._frame = bytearray(ctypes.sizeof(_Frame))
-        self._frame_view = _Frame.from_buffer(self._frame)
-        base = _addressof(self._frame_view)
-        size = ctypes.sizeof(_Operand)
-        a, b, out, c = (ctypes.c_void_p(base + _Frame.ops.offset + i * size) for i in range(4))
-        alpha = ctypes.c_void_p(base + _Frame.alpha.offset)
-        beta = ctypes.c_void_p(base + _Frame.beta.offset)
-        self._args = (alpha, a, b, None, beta, None, out, None, 0)
-        self._args_c = (alpha, a, b, None, beta, c, out, None, 0)
-        # One frame per library, so no call may use it while another is
-        # between filling it and its C call's return: a finalizer run by the
-        # garbage collector in that window (or, on a threaded host, another
-        # thread; Pyodide has none) takes the general path instead.
-        self._busy = not _FAST_PATH
-        dtypes = self.codes["dtypes"]
-        self._formats = {"f": (dtypes["float32"], 4), "d": (dtypes["float64"], 8)}
-        np = _np()
-        self._ndarray = None if np is None else np.ndarray
-        self._np_f32 = None if np is None else np.dtype("float32")
-        self._np_f64 = None if np is None else np.dtype("float64")
-
-    def _fast(self, alpha: Any, a: Any, b: Any, beta: Any, c: Any, out: Any) -> int | None:
-        """The status of a product with float alpha and beta of writable
-        C-contiguous 2-D float32/float64 memoryviews or numpy arrays, run
-        through the frame: the gemmkit_operand _View would make of each
-        operand, its address read through ctypes.from_buffer, all packed by
-        one pack_into, then one C call.  None when any operand is something
-        else: the general path takes the call (and says what is wrong)."""
-        if self._busy or type(alpha) is not float or type(beta) is not float:
-            return None
-        self._busy = True
-        try:
-            fields: list[Any] = [alpha, 0.0, beta, 0.0]
-            held: list[Any] = []  # the exports, kept until the C call is over
-            kinds, keep = self._formats, held.append
-            try:
-                for x in (a, b, out) if c is None else (a, b, out, c):
-                    if type(x) is not memoryview:
-                        if type(x) is not self._ndarray or (x.dtype is not self._np_f32
-                                                            and x.dtype is not self._np_f64):
-                            return None
-                        # Read through the export, as _View does: numpy
-                        # exports canonical strides where its own differ
-                        # (a dimension of 1).
-                        x = memoryview(x)
-                    # KeyError: another type; ValueError: not 2-D, empty, a
-                    # released view; TypeError: read-only, not C-contiguous.
-                    code, size = kinds[x.format]
-                    m, n = x.shape
-                    export = _from_buffer(x)
-                    keep(export)
-                    rs, cs = x.strides
-                    if rs % size or cs % size:
-                        return None
-                    fields += (_addressof(export), code, 0, 1, m, n, 0, rs // size, cs // size)
-            except (KeyError, TypeError, ValueError, BufferError):
-                return None
-            if c is None:
-                _FRAME_3.pack_into(self._frame, 0, *fields)
-                return self._batched_ex(*self._args)
-            _FRAME_4.pack_into(self._frame, 0, *fields)
-            return self._batched_ex(*self._args_c)
-        finally:
-            self._busy = False
+        # What _pyodide_call calls for plain products: Pyodide's modules
+        # share one function table, so this address is callable from it.
+        self._entry = ctypes.cast(lib.gemmkit_gemm_batched_ex, ctypes.c_void_p).value
 
     def _abi(self, name: str) -> Any:
         """A C ABI entry, its prototype set on first use."""
@@ -563,8 +466,9 @@ class Library:
              epilogue: Any, flags: int = 0) -> Any:
         """The backend contract's gemm: gemmkit_gemm_batched_ex."""
         if epilogue is None and not flags and type(b) is not _PackedHandle:
-            status = self._fast(alpha, a, b, beta, c, out)
-            if status is not None:
+            # A plain product: one call (-1: it is not one after all).
+            status = _call_gemm(self._entry, alpha, a, b, beta, c, out)
+            if status >= 0:
                 if status:
                     self.check(status)
                 return out

@@ -144,3 +144,55 @@ def test_complex_and_integers_through_the_c_abi(selenium):
     got = gemmkit.matmul(q, q).tolist()
     wrap = lambda v: (v + 2**63) % 2**64 - 2**63
     assert got == [[wrap(2**124 - 3), wrap(3 * 2**62 + 15)], [wrap(-(2**62) - 5), wrap(-3 + 25)]]
+
+
+@run_in_pyodide(packages=["gemmkit"])
+def test_plain_products_take_the_call_module(selenium):
+    # gemmkit._pyodide_call, the wheel's extension module, runs the plain
+    # products: same results and errors as the general path it bypasses.
+    import array
+    import random
+
+    import gemmkit
+    from gemmkit import _pyodide, _pyodide_call
+
+    assert _pyodide_call.__file__.endswith("_pyodide_call.abi3.so"), _pyodide_call.__file__
+    assert _pyodide._call_gemm is _pyodide_call.gemm
+    lib = _pyodide._library()
+    rng = random.Random(5)
+
+    def mat(code, rows, cols):
+        values = array.array(code, [rng.uniform(-1, 1) for _ in range(rows * cols)])
+        return memoryview(values).cast("B").cast(code, (rows, cols))
+
+    def outcome(call):
+        try:
+            return "ok", call().tolist()
+        except gemmkit.GemmkitError as exc:
+            return type(exc).__name__, str(exc)
+
+    for code in ("f", "d"):
+        a, b, c = mat(code, 13, 17), mat(code, 17, 11), mat(code, 13, 11)
+        out = mat(code, 13, 11)
+        assert _pyodide_call.gemm(lib._entry, 1.0, a, b, 0.0, None, out) == 0
+        halves = memoryview(bytearray(2 * 13 * 11)).cast("e", (13, 11))  # float16
+        assert _pyodide_call.gemm(lib._entry, 1.0, a, b, 0.0, None, halves) == -1
+        assert _pyodide_call.gemm(lib._entry, 1.0, a, a, 0.0, None, out) > 0  # the core's status
+        calls = [
+            lambda: gemmkit.gemm(a, b),
+            lambda: gemmkit.gemm(a, b, c, alpha=0.5, beta=-2.0),
+            lambda: gemmkit.gemm(a, b, out=mat(code, 13, 11)[::-1]),
+            lambda: gemmkit.gemm(a, a),
+            lambda: gemmkit.gemm(a, b, out=mat(code, 11, 13)),
+            lambda: gemmkit.gemm(a, b, out=mat("f" if code == "d" else "d", 13, 11)),
+        ]
+        through_call = [outcome(call) for call in calls]
+        real = _pyodide._call_gemm
+        _pyodide._call_gemm = lambda *args: -1  # every product declined
+        try:
+            general = [outcome(call) for call in calls]
+        finally:
+            _pyodide._call_gemm = real
+        assert through_call == general, code
+        assert [kind for kind, _ in through_call] == ["ok"] * 3 + ["ShapeError"] * 2 + [
+            "DTypeError"], through_call

@@ -50,8 +50,8 @@ def check_report(report, engine_word, relaxed_expected, pyodide_expected=False):
     expected = {(name, dtype) for name in impls for dtype in ("float32", "float64")}
     expected.add((XNNPACK, "float32"))
     if pyodide_expected:
-        expected.add(("gemmkit Pyodide ctypes", "float32"))
-        assert sorted(int(n) for n in report["ratios"]["Pyodide ctypes / standalone f32"]) == SIZES
+        expected.add(("gemmkit Pyodide", "float32"))
+        assert sorted(int(n) for n in report["ratios"]["Pyodide / standalone f32"]) == SIZES
     assert {(r["impl"], r["dtype"]) for r in report["rows"]} == expected
     assert len(report["rows"]) == len(expected) * len(SIZES)
     for row in report["rows"]:

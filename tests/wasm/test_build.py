@@ -10,6 +10,7 @@ import shlex
 import subprocess
 import sys
 import zipfile
+from pathlib import Path
 
 import pytest
 
@@ -37,9 +38,10 @@ def test_wheel_name_contents_and_size(wheel):
     assert package <= names, package - names
     assert {"gemmkit/_gemmkit_simd128.wasm", "gemmkit/_gemmkit_relaxed_simd.wasm"} <= names
     assert "gemmkit/py.typed" in names
-    # No *.so: Pyodide would compile it at install time, before the simd128
-    # probe could refuse cleanly.
-    assert not [n for n in names if n.endswith(".so")]
+    # Pyodide compiles every *.so of a wheel at install time, before the
+    # simd128 probe could refuse cleanly: the ISA modules are not *.so, and
+    # the one *.so, the call module, holds no SIMD instruction (below).
+    assert [n for n in names if n.endswith(".so")] == ["gemmkit/_pyodide_call.abi3.so"]
     assert all(line.split(",")[0] in names for line in record.splitlines())
 
 
@@ -55,6 +57,19 @@ def test_side_module_imports_only_libc_and_exports_the_c_abi(wheel, isa):
     assert set(abi) <= set(exports)
     # No C++ runtime symbol may leak out of the module.
     assert not [e for e in exports if e.startswith("_Z")], exports
+
+
+def test_call_module_imports_only_the_stable_abi_and_has_no_simd(artifacts):
+    module = wasm_build.read_modules_file(BUILD)["modules"][wasm_build.CALL_MODULE_KEY]
+    path = Path(module["path"])
+    assert path.name == "_pyodide_call.abi3.so"
+    imports, exports = wasm_build.wasm_imports_exports(path)
+    wasm_build.check_side_module(path, wasm_build.CALL_MODULE_ALLOWED_IMPORTS)
+    assert ("env", "memory", 2) in imports  # shares Pyodide's memory
+    assert {n for m, n, _ in imports if m == "env"} >= {"PyObject_GetBuffer", "PyModuleDef_Init"}
+    assert "PyInit__pyodide_call" in exports
+    for cmd in _unit_commands(module["target"]):
+        assert not [f for f in cmd if f in ("-msimd128", "-mrelaxed-simd")], cmd
 
 
 def test_standalone_modules_import_only_wasi(artifacts):
@@ -77,7 +92,8 @@ def _unit_commands(objects_target: str) -> list[list[str]]:
 
 def test_each_module_holds_its_isa_and_its_base_chain(artifacts):
     modules = wasm_build.read_modules_file(BUILD)["modules"]
-    sides = [m for m in modules.values() if m["group"] == "wheel"]
+    sides = [m for key, m in modules.items()
+             if m["group"] == "wheel" and key != wasm_build.CALL_MODULE_KEY]
     assert [m["pin"] for m in sides] == list(SHIPPED_ISAS)
     assert modules["web-simd128"]["isas"] == ["scalar", "simd128"]
     assert modules["web-relaxed_simd"]["isas"] == ["scalar", "simd128", "relaxed_simd"]

@@ -85,11 +85,35 @@ def host_lib(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def backend(host_lib):
+def host_call_module():
+    """The folder of gemmkit._pyodide_call built for the host Python from the
+    same source and the same stable-ABI header as for Pyodide: so the
+    extension runs here against the general path (numpy operands included),
+    and the header's declarations are proven against a real CPython."""
+    try:
+        tc = wasm_build.detect_toolchain()
+    except wasm_build.BuildError as exc:
+        require(False, str(exc))
+    out_dir = BUILD / "test" / "host" / "call"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    obj = out_dir / "pyodide_call.o"
+    _compile([tc.cxx, "-std=c++20", "-O2", "-fPIC", "-fvisibility=hidden", "-fno-exceptions",
+              "-fno-rtti", "-Wall", "-Wextra", "-Werror", "-I", str(REPO / "cpp" / "include")],
+             str(REPO / "cpp" / "bindings" / "pyodide_call.cpp"), obj)
+    so = out_dir / "_pyodide_call.abi3.so"
+    proc = subprocess.run([tc.cxx, "-shared", "-o", str(so), str(obj)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    return out_dir
+
+
+@pytest.fixture(scope="module")
+def backend(host_lib, host_call_module):
     """python/gemmkit/_pyodide.py loaded from the source tree as package
-    ``gkhost`` (the installed gemmkit stays untouched), its _api wired to it."""
+    ``gkhost`` (the installed gemmkit stays untouched), its _api wired to it,
+    its _pyodide_call the host build."""
     pkg = types.ModuleType("gkhost")
-    pkg.__path__ = [str(REPO / "python" / "gemmkit")]
+    pkg.__path__ = [str(REPO / "python" / "gemmkit"), str(host_call_module)]
     sys.modules["gkhost"] = pkg
     mod = importlib.import_module("gkhost._pyodide")
     sys.modules["gkhost._backend"] = types.SimpleNamespace(backend=mod)
@@ -396,10 +420,34 @@ def test_refusals_read_as_natively(front):
 
 
 # --------------------------------------------------------------------------
-# The fast path (writable C-contiguous 2-D float32/float64 operands)
+# gemmkit._pyodide_call: a plain product's one call
 
-def _fast_cases():
+# gemmkit_gemm_batched_ex's C type, for a recorder standing in for it.
+_ENTRY = ctypes.CFUNCTYPE(ctypes.c_int, *[ctypes.c_void_p] * 8, ctypes.c_int)
+
+
+def _recorded(mod, args, status=0):
+    """(status, calls) of _pyodide_call.gemm(entry, *args) where entry
+    records each call (alpha, beta, the raw operands a, b, c, out, and
+    packed_b, epilogue and flags) and returns ``status``."""
+    calls = []
+
+    def record(alpha, a, b, packed, beta, c, out, epilogue, flags):
+        def op(p):
+            return None if p is None else bytes(mod._Operand.from_address(p))
+        pair = ctypes.c_double * 2
+        calls.append((list(pair.from_address(alpha)), list(pair.from_address(beta)),
+                      op(a), op(b), op(c), op(out), packed, epilogue, flags))
+        return status
+
+    entry = _ENTRY(record)
+    return mod._call_gemm(ctypes.cast(entry, ctypes.c_void_p).value, *args), calls
+
+
+def _plain_cases():
     f = array.array("f", range(6))
+    ro = np.arange(6, dtype=np.float32).reshape(2, 3)
+    ro.flags.writeable = False
     return [
         np.arange(12, dtype=np.float32).reshape(3, 4),
         np.ones((5, 2)),
@@ -407,75 +455,75 @@ def _fast_cases():
         memoryview(array.array("d", range(4))).cast("B").cast("d", (4, 1)),
         np.ones((1, 3), np.float32)[:, :],
         np.lib.stride_tricks.as_strided(np.ones(4), (1, 4), (800, 8)),  # a row's stride is free
+        np.asfortranarray(np.ones((3, 4), np.float32)),
+        np.ones((3, 6))[::-1, ::2],                                    # negative, strided
+        np.ones((3, 3), np.float32).view(np.recarray),                 # a subclass exports too
+        ro,                                                            # read-only (not as out)
     ]
 
 
-def _frame_of_call(mod, lib, monkeypatch, *args):
-    """The frame and the arguments of the fast path's C call for ``args``
-    (alpha, a, b, beta, c, out), the call itself left out."""
-    seen = []
-    monkeypatch.setattr(lib, "_batched_ex", lambda *call: seen.append(
-        (mod._Frame.from_buffer_copy(bytes(lib._frame)), call)) or 0)
-    assert lib._fast(*args) == 0
-    monkeypatch.undo()
-    (frame, call), = seen
-    return frame, call
-
-
-def test_fast_path_writes_the_descriptors_of_the_general_path(backend, monkeypatch):
+def test_call_module_passes_the_descriptors_of_the_general_path(backend):
     mod, lib = backend
-    cases = _fast_cases()
+    cases = _plain_cases()
     codes = lib.codes["dtypes"]
     for i in range(len(cases)):
-        a, b, out, c = (cases[(i + j) % len(cases)] for j in range(4))
+        a, b, c = (cases[(i + j) % len(cases)] for j in range(3))
+        out = cases[(i + 3) % len(cases)]
+        if memoryview(out).readonly:  # out must be writable
+            out = cases[0]
         for with_c in (False, True):
-            frame, call = _frame_of_call(mod, lib, monkeypatch, 1.5, a, b, -0.25,
-                                         c if with_c else None, out)
-            assert list(frame.alpha) == [1.5, 0.0] and list(frame.beta) == [-0.25, 0.0]
-            assert call == (lib._args_c if with_c else lib._args)
-            for k, x in enumerate((a, b, out, c) if with_c else (a, b, out)):
-                view = mod._View("x", x, codes, writable=k == 2)
+            status, calls = _recorded(mod, (1.5, a, b, -0.25, c if with_c else None, out), 7)
+            assert status == 7, i  # the entry's status, as it returned it
+            (alpha, beta, *ops, packed, epilogue, flags), = calls
+            assert alpha == [1.5, 0.0] and beta == [-0.25, 0.0]
+            assert (packed, epilogue, flags) == (None, None, 0)
+            assert (ops[2] is None) == (not with_c)
+            for x, got, writable in ((a, ops[0], False), (b, ops[1], False),
+                                     (c, ops[2], False), (out, ops[3], True)):
+                if got is None:
+                    continue
+                view = mod._View("x", x, codes, writable=writable)
                 try:
-                    assert bytes(frame.ops[k]) == bytes(view.op), (i, k)
+                    assert got == bytes(view.op), (i, with_c)
                 finally:
                     view.release()
-    # The addresses the C call receives are the frame's.
-    base = ctypes.addressof(lib._frame_view)
-    assert [p.value if p else p for p in lib._args_c[:7]] == [
-        base, base + mod._Frame.ops.offset, base + mod._Frame.ops.offset
-        + ctypes.sizeof(mod._Operand), None, base + 16,
-        base + mod._Frame.ops.offset + 3 * ctypes.sizeof(mod._Operand),
-        base + mod._Frame.ops.offset + 2 * ctypes.sizeof(mod._Operand)]
 
 
-def test_fast_path_leaves_the_rest_to_the_general_path(backend):
-    mod, lib = backend
+def test_call_module_leaves_the_rest_to_the_general_path(backend):
+    mod, _ = backend
     ro = np.ones((3, 3), np.float32)
     ro.flags.writeable = False
     released = memoryview(array.array("f", [1.0] * 9)).cast("B").cast("f", (3, 3))
     released.release()
     declined = [
-        ro,                                                  # read-only
-        np.asfortranarray(np.ones((3, 3), np.float32)),      # not C-contiguous
-        np.ones((3, 6), np.float32)[:, ::2],                 # strided
         np.ones((3, 3), np.float16),                         # another type
+        np.ones((3, 3), np.int32),
         np.ones((3, 3), ">f4"),                              # another byte order
         np.ones((0, 3), np.float32),                         # empty
+        np.ones((3, 0), np.float64),
         np.ones((1, 3, 3), np.float32),                      # a batch
-        memoryview(bytes(36)).cast("f", (3, 3)),             # read-only buffer
-        np.ones((3, 3), np.float32).view(np.recarray),       # a subclass
+        np.ones(3, np.float32),                              # a vector
         released,
         bytearray(36),
         [[1.0] * 3] * 3,
+        None,
     ]
     good = np.ones((3, 3), np.float32)
     for i, x in enumerate(declined):
-        for args in ((x, good, good), (good, x, good), (good, good, x)):
-            assert lib._fast(1.0, args[0], args[1], 0.0, None, args[2]) is None, i
-        assert lib._fast(1.0, good, good, 0.0, x, np.ones((3, 3), np.float32)) is None, i
-    out = np.zeros((3, 3), np.float32)
-    assert lib._fast(1, good, good, 0.0, None, out) is None  # only float scalars
-    assert lib._fast(1.0, good, good, 0.0, None, out) == 0 and (out == 3).all()
+        cases = [(x, good, None, good), (good, x, None, good), (good, good, None, x)]
+        if x is not None:
+            cases.append((good, good, x, good))
+        for a, b, c, out in cases:
+            assert _recorded(mod, (1.0, a, b, 0.0, c, out)) == (-1, []), i
+    for out in (ro, memoryview(bytes(36)).cast("f", (3, 3))):  # read-only out
+        assert _recorded(mod, (1.0, good, good, 0.0, None, out)) == (-1, [])
+    for scalar in (1, 1j, np.float64(1.0), np.float32(1.0), np.complex128(1.0), True):
+        assert _recorded(mod, (scalar, good, good, 0.0, None, good)) == (-1, []), scalar
+        assert _recorded(mod, (1.0, good, good, scalar, None, good)) == (-1, []), scalar
+    with pytest.raises(TypeError):
+        mod._call_gemm(0, 1.0, good, good, 0.0, None)
+    with pytest.raises(TypeError):
+        mod._call_gemm("entry", 1.0, good, good, 0.0, None, good)
 
 
 def _outcome(call):
@@ -487,38 +535,41 @@ def _outcome(call):
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-def test_fast_path_results_and_errors_match_the_general_path(backend, dtype, monkeypatch):
+def test_call_module_results_and_errors_match_the_general_path(backend, dtype, monkeypatch):
     mod, lib = backend
-    real, fast_calls = lib._batched_ex, []
-    monkeypatch.setattr(lib, "_batched_ex", lambda *call: fast_calls.append(1) or real(*call))
+    calls = []
+    real = mod._call_gemm
     rng = np.random.default_rng(11)
     a = rng.standard_normal((7, 5)).astype(dtype)
     b = rng.standard_normal((5, 6)).astype(dtype)
     c = rng.standard_normal((7, 6)).astype(dtype)
     results = []
-    for busy in (False, True):  # busy: the frame is in use, the general path runs
-        lib._busy = busy
-        try:
-            out, cc = np.full((7, 6), np.nan, dtype), c.copy()
-            lib.gemm(1.0, a, b, 0.0, None, out, None)
-            lib.gemm(-0.5, a, b, 2.0, cc, cc, None)  # c is out: in place
-            store = np.zeros((7, 8), dtype)
-            other = "float64" if dtype == "float32" else "float32"
-            errors = [_outcome(call) for call in (
-                lambda: lib.gemm(1.0, a, a, 0.0, None, np.zeros((7, 5), dtype), None),
-                lambda: lib.gemm(1.0, a, b.astype(other), 0.0, None, out, None),
-                lambda: lib.gemm(1.0, a, b, 0.0, None, np.zeros((6, 7), dtype), None),
-                lambda: lib.gemm(1.0, store[:, :5], b, 0.0, None, store[:, 2:], None),
-                lambda: lib.gemm(1.0, a, b, 1.0, np.zeros((2, 6), dtype), out, None),
-            )]
-            results.append((out, cc, errors))
-        finally:
-            lib._busy = False
-    (out0, cc0, err0), (out1, cc1, err1) = results
-    assert len(fast_calls) == 6  # all but the strided overlap, while the frame was free
+    for general in (False, True):  # general: the call module declines everything
+        monkeypatch.setattr(mod, "_call_gemm", lambda *args: calls.append(
+            general) or (-1 if general else real(*args)))
+        out, cc = np.full((7, 6), np.nan, dtype), c.copy()
+        lib.gemm(1.0, a, b, 0.0, None, out, None)
+        lib.gemm(-0.5, a, b, 2.0, cc, cc, None)  # c is out: in place
+        fo = np.zeros((7, 6), dtype, order="F")
+        lib.gemm(1.0, a.T.copy().T, b[::-1][::-1], 0.0, None, fo, None)
+        store = np.zeros((7, 8), dtype)
+        other = "float64" if dtype == "float32" else "float32"
+        errors = [_outcome(call) for call in (
+            lambda: lib.gemm(1.0, a, a, 0.0, None, np.zeros((7, 5), dtype), None),
+            lambda: lib.gemm(1.0, a, b.astype(other), 0.0, None, out, None),
+            lambda: lib.gemm(1.0, a, b, 0.0, None, np.zeros((6, 7), dtype), None),
+            lambda: lib.gemm(1.0, store[:, :5], b, 0.0, None, store[:, 2:], None),
+            lambda: lib.gemm(1.0, a, b, 1.0, np.zeros((2, 6), dtype), out, None),
+            lambda: lib.gemm(1.0, a, b, 0.0, None, out[:, ::-1][:, ::-1][::1, :5], None),
+        )]
+        results.append((out, cc, fo, errors))
+        monkeypatch.undo()
+    (out0, cc0, fo0, err0), (out1, cc1, fo1, err1) = results
+    assert calls == [False] * 9 + [True] * 9  # every product was offered to it
     assert_close(out0, a, b)
     assert_close(cc0, a, b, c, -0.5, 2.0)
-    assert np.array_equal(out0, out1) and np.array_equal(cc0, cc1)
+    assert np.array_equal(out0, out1) and np.array_equal(cc0, cc1) and np.array_equal(fo0, fo1)
+    assert_close(fo0, a, b)
     assert all(e is not None for e in err0), err0
     assert err0 == err1
 
