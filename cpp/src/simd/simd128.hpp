@@ -10,8 +10,10 @@
 // not fuse, by specification), so mul_add and fnma round twice, exactly like
 // the Scalar token.  The TUs are compiled with -ffp-contract=off as well.
 //
-// Register budget: V8 on x64 gives wasm 15 xmm registers, so the microtiles
-// built on this token (f32 8x4, f64 4x4) keep at most 11 vectors live.
+// Register budget: V8 on x64 gives wasm 15 xmm registers, and it loads all
+// of a depth step's B broadcasts up front, so a tile holds accumulators + A
+// vectors + NR broadcasts (+ the unfused product): 15 for f32 8x4 and f64
+// 4x4 (dispatch/targets/simd128/target.hpp).
 //
 // Also here: SimdOps<Simd128, int32_t>, SimdOps<Simd128, int64_t> and the
 // Simd128 KernelSimd seams, all without any conversion instruction wasm

@@ -1,10 +1,16 @@
-// L7 target simd128: 8x4 tiles (f64 4x4): 8 accumulators + 2 A + 1 B + the
-// unfused product = 12 live v128 values; V8 gives wasm 15 xmm registers on
-// x64 and spills past that.  Measured 2026-12-02 (AMD Zen 4; float32 at 256
-// and 1024 against XNNPACK in the same run, node 20, node 24 and Chromium
-// 156): 8x4 led in all three; 12x3 ran at 0.5-0.65x of it in node 20 and at
-// 256 elsewhere, 8x5 at 0.5x, 4x8 at 0.4-0.8x, 8x3 at 0.9x and 12x4 (16
-// values: spills) at 0.5-0.6x.  Unrolling the depth loop by 2 lost too.
+// L7 target simd128: 8x4 tiles (f64 4x4): 8 accumulators + 2 A + the 4 B
+// broadcasts of a depth step (V8 loads them all before the FMAs that use
+// them, whatever the wasm order: node 20 and node 24 disassemblies) + the
+// unfused product = 15 live v128 values, all of the 15 xmm registers V8
+// gives wasm on x64; past that it spills accumulators.  Measured 2026-12-02
+// (AMD Zen 4; float32 at 256 and 1024 against XNNPACK in the same run, node
+// 20, node 24 and Chromium 156): 8x4 led in all three; 12x3 ran at
+// 0.5-0.65x of it in node 20 and at 256 elsewhere, 8x5 at 0.5x, 4x8 at
+// 0.4-0.8x, 8x3 at 0.9x and 12x4 at 0.5-0.6x; 2026-12-03: 8x6 (XNNPACK's
+// 6x8 turned around) 0.66-0.82x in all three, and B as one vector per depth
+// step with lane shuffles for the broadcasts (XNNPACK's "splat" kernels)
+// no faster than 8x4's loaded broadcasts.  Unrolling the depth loop by 2
+// lost too.
 //
 // Selected at compile time: without -msimd128 this target builds the scalar
 // token instead and says so (compiled_with_simd128), so a simd128-pinned
