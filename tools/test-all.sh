@@ -8,9 +8,9 @@
 #                 into .venv, build/<wheel tag>; prints auditwheel's verdict and
 #                 fails unless it is manylinux_2_28 or older)
 #   3. wasm       python wasm/build.py (Pyodide wheel, web-demo modules)
-#   4. cpp-build  CMake target GEMMKIT_BUILD_TESTS=ON in build/cpp-tests
+#   4. cpp-build  the C++ tests, CMake preset cpp-tests (build/cpp-tests)
 #   5. ctest      C++ unit tests (L0 conformance, ...)
-#      asan       the same C++ tests built with ASan + UBSan in build/asan
+#      asan       the same C++ tests built with ASan + UBSan (preset asan, build/asan)
 #                 (any report fails them: -fno-sanitize-recover=all)
 #      asan-python the extension under ASan + UBSan, tests/api against it
 #                 (tools/asan-python.sh)
@@ -153,13 +153,11 @@ else
   skip_step wasm "wasm/build.py does not exist"
 fi
 
+# The C++ builds are CMakePresets.json's (cpp-tests, asan), as a developer
+# runs them; only GEMMKIT_WERROR comes from here.
 cpp_build() {
-  local gen=()
-  # Keep whatever generator an existing build folder was configured with.
-  if [ ! -f build/cpp-tests/CMakeCache.txt ] && command -v ninja >/dev/null 2>&1; then gen=(-G Ninja); fi
-  cmake -S . -B build/cpp-tests ${gen[@]+"${gen[@]}"} \
-    -DGEMMKIT_BUILD_TESTS=ON -DCMAKE_BUILD_TYPE=Release -DGEMMKIT_WERROR="$GEMMKIT_WERROR" &&
-  cmake --build build/cpp-tests
+  cmake --preset cpp-tests -DGEMMKIT_WERROR="$GEMMKIT_WERROR" &&
+  cmake --build --preset cpp-tests
 }
 CPP_OK=0
 if run_step cpp-build cpp_build; then CPP_OK=1; else REPORTS+=("cpp-build=FAILED:the C++ test build"); fi
@@ -177,12 +175,8 @@ fi
 # (leaks included), in a build folder of their own; there every packed panel
 # is also checked to be aligned (GEMMKIT_CHECK_ALIGNMENT, driver.hpp).
 asan_build() {
-  local san="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
-  cmake -S . -B build/asan -DGEMMKIT_BUILD_TESTS=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DGEMMKIT_WERROR="$GEMMKIT_WERROR" \
-    -DCMAKE_CXX_FLAGS="$san -DGEMMKIT_CHECK_ALIGNMENT" -DCMAKE_C_FLAGS="$san" \
-    -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" &&
-  cmake --build build/asan
+  cmake --preset asan -DGEMMKIT_WERROR="$GEMMKIT_WERROR" &&
+  cmake --build --preset asan
 }
 if run_step asan-build asan_build; then
   REPORTS+=("ctest-asan=$RESULTS/ctest-asan.xml")
