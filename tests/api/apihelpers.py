@@ -59,19 +59,18 @@ ISA_ORDER = ("amx", "avx512bf16", "avx512vnni", "avx512dq", "avx512f", "fma", "n
 FLOAT_ISA = {"avx512vnni": "avx512f", "avx512bf16": "avx512f", "amx": "avx512f",
              "avx512dq": "avx512f"}
 
-# Microtile rows x cols per (dtype, ISA): the reference design's, and relaxed_simd's own
-# (measured; cpp/src/dispatch/targets/relaxed_simd/target.hpp).
+# Microtile rows x cols per (dtype, ISA) from the reference design.
 GEOMETRY = {
     ("float32", "avx512f"): (32, 12),
     ("float32", "fma"): (16, 6),
     ("float32", "neon"): (16, 4),
-    ("float32", "relaxed_simd"): (8, 6),
+    ("float32", "relaxed_simd"): (8, 4),
     ("float32", "simd128"): (8, 4),
     ("float32", "scalar"): (4, 4),
     ("float64", "avx512f"): (16, 12),
     ("float64", "fma"): (8, 6),
     ("float64", "neon"): (8, 4),
-    ("float64", "relaxed_simd"): (4, 6),
+    ("float64", "relaxed_simd"): (4, 4),
     ("float64", "simd128"): (4, 4),
     ("float64", "scalar"): (4, 4),
 }

@@ -33,7 +33,7 @@ const SHAPES = [
   [1, 300, 7], [33, 65, 31], [64, 64, 64], [100, 257, 3], [129, 70, 67],
 ];
 const TILES = {
-  relaxed_simd: { float32: [8, 6], float64: [4, 6] },
+  relaxed_simd: { float32: [8, 4], float64: [4, 4] },
   simd128: { float32: [8, 4], float64: [4, 4] },
   scalar: { float32: [4, 4], float64: [4, 4] },
 };

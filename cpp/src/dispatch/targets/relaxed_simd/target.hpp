@@ -1,18 +1,17 @@
 // L7 target relaxed_simd: the float32 and float64 families with
 // relaxed_madd; the other types come from the simd128 target (the
-// registry's base).  Tiles 8x6 (f64 4x6): 12 accumulators, so 12
-// independent FMA chains where 8 (the FMA latency x throughput of x64 cores)
-// left no slack.  V8's code for the depth loop loads every B broadcast of a
-// depth step before the FMAs that use them (its instruction selection, not
-// the wasm order: node 20 and node 24 disassemblies), so a tile holds
-// accumulators + A vectors + NR broadcasts: 8x6 needs 20 of the 15 xmm
-// registers and V8 spills some accumulators.  Measured 2026-12-03 (AMD Zen 4,
-// float32 against 8x4 in the same page or process, interleaved): Chromium
-// 156 1.03-1.10x at 128-1024 (float64 1.01-1.10x), node 24 1.0-1.2x; node
-// 20 (V8 11.3, relaxed SIMD only behind a flag) 0.5x, from the same spills.
-// 12x3 (15 registers, no spill) ran 0.92-1.0x of 8x6 in Chromium.  The
-// relaxed module is for the engines that ship relaxed SIMD, so it takes
-// their tile; simd128's own tile stays 8x4 (its target.hpp).
+// registry's base).  Tiles as simd128's, 8x4 (f64 4x4): 8 accumulators +
+// 2 A + the 4 B broadcasts of a depth step, which V8 loads before the FMAs
+// that use them (node 20, 22 and 24 disassemblies) = 14 of the 15 xmm
+// registers V8 gives wasm on x64.  Eight accumulators are exactly the FMA
+// latency x throughput of current x64 cores, so a wider tile would have FMA
+// chains to spare, but every wider one spills or loses somewhere.  Measured
+// 2026-12-03 (AMD Zen 4, float32 at 128-1024 against 8x4 in the same page or
+// process, interleaved): 8x6 (20 registers: V8 spills accumulators) 1.03-1.10x
+// in Chromium 156 and 1.0-1.2x in node 24, but 0.5-0.7x in node 22 (the LTS
+// whose relaxed SIMD is on by default) and 0.5x in node 20; 12x3 (15
+// registers) 0.92-1.06x in node 22, 1.0-1.18x in Chromium.  2026-12-02:
+// 8x5, 4x8 and 12x4 lost everywhere.
 //
 // Without -mrelaxed-simd this target builds the scalar token and says so
 // (compiled_with_relaxed_simd), so a relaxed_simd pin refuses to run rather
@@ -33,6 +32,6 @@ constexpr int kMrReg = 2;
 #else
 constexpr int kMrReg = 4;
 #endif
-constexpr int kNr = 6;
+constexpr int kNr = 4;
 constexpr int kSkinnyNr = 0;  // no narrower tile
 }  // namespace gemmkit::isa_relaxed_simd
