@@ -7,10 +7,10 @@
 // latency x throughput of current x64 cores, so a wider tile would have FMA
 // chains to spare, but every wider one spills or loses somewhere.  Measured
 // 2026-12-03 (AMD Zen 4, float32 at 128-1024 against 8x4 in the same page or
-// process, interleaved): 8x6 (20 registers: V8 spills accumulators) 1.03-1.10x
-// in Chromium 156 and 1.0-1.2x in node 24, but 0.5-0.7x in node 22 (the LTS
-// whose relaxed SIMD is on by default) and 0.5x in node 20; 12x3 (15
-// registers) 0.92-1.06x in node 22, 1.0-1.18x in Chromium.  2026-12-02:
+// process, interleaved): 8x6 (20 registers: V8 spills accumulators) 0.96-1.26x
+// in Chromium 156 and 0.96-1.20x in node 24, but 0.54-0.73x in node 22 (the
+// LTS whose relaxed SIMD is on by default) and 0.49-0.69x in node 20; 12x3
+// (15 registers) 0.92-1.06x in node 22, 1.0-1.18x in Chromium.  2026-12-02:
 // 8x5, 4x8 and 12x4 lost everywhere.
 //
 // Without -mrelaxed-simd this target builds the scalar token and says so

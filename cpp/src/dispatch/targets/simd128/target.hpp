@@ -7,7 +7,7 @@
 // 20, node 24 and Chromium 156): 8x4 led in all three; 12x3 ran at
 // 0.5-0.65x of it in node 20 and at 256 elsewhere, 8x5 at 0.5x, 4x8 at
 // 0.4-0.8x, 8x3 at 0.9x and 12x4 at 0.5-0.6x; 2026-12-03: 8x6 (XNNPACK's
-// 6x8 turned around) 0.66-0.82x in all three, and B as one vector per depth
+// 6x8 turned around) 0.65-0.82x in all three, and B as one vector per depth
 // step with lane shuffles for the broadcasts (XNNPACK's "splat" kernels)
 // no faster than 8x4's loaded broadcasts.  Unrolling the depth loop by 2
 // lost too.
