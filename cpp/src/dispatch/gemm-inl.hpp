@@ -37,7 +37,12 @@ int family_one(const GemmTask<typename Family<0>::L, typename Family<0>::A, O>& 
       if (t.n == 1) return special::Gemv<Token, A>::run(t);
       if (t.m == 1) return special::Gemv<Token, A>::run(transposed(t));
       // Small products: packing would cost more than the arithmetic.
-      if (special::Small<Token, A>::fits(t)) return special::Small<Token, A>::run(t);
+      using Small = special::Small<Token, A>;
+      if (Small::fits(t)) return Small::run(t);
+      const auto driver_kc = [&t] {
+        return driver::BlockedGemm<Main, O>::slice_depth(t.m, t.n, t.k, NR);
+      };
+      if (Small::fits_one_slice(t, driver_kc)) return Small::run(t);
     }
   }
   if constexpr (SKINNY_NR > 0) {

@@ -33,10 +33,41 @@ struct Small {
   static constexpr double kMaxWork = 96.0 * 96.0 * 96.0;
   static constexpr double kMaxABytes = 64.0 * 1024.0;
 
+  // A wider window for a call on one thread where the driver would sum the
+  // whole depth in one slice: it then adds each element's products from
+  // zero in the same order as this pass, so the route changes no bit, and
+  // the thread count that picks it changes none either (the caller checks
+  // the slice: fits_one_slice).  WebAssembly only: under V8 the driver's
+  // packing costs more than native code's; measured 2026-12-03 (AMD Zen 4,
+  // simd128, against the driver in the same process or page): float32 at
+  // 112-128 1.09-1.25x in node 22, 1.03-1.19x in Chromium 156, float64 at
+  // 96-128 1.17-1.24x in node 22; 192-256 lost in Chromium, and an A of
+  // 512 KiB (128x128x1024) lost in node 22.  Natively the driver wins from
+  // 128^3 (above).
+#if defined(__wasm__)
+  static constexpr double kMaxWorkOneSlice = 128.0 * 128.0 * 128.0;
+  static constexpr double kMaxABytesOneSlice = 128.0 * 1024.0;
+#else
+  static constexpr double kMaxWorkOneSlice = 0.0;
+  static constexpr double kMaxABytesOneSlice = 0.0;
+#endif
+
+  static bool fits_layout(const GemmTask<T>& t) {
+    return t.rs_co == 1 && t.rs_a == 1 && !t.packed_a;
+  }
+  static bool fits_size(const GemmTask<T>& t, double max_work, double max_a_bytes) {
+    return double(t.m) * double(t.n) * double(t.k) <= max_work &&
+           double(t.m) * double(t.k) * sizeof(T) <= max_a_bytes;
+  }
   static bool fits(const GemmTask<T>& t) {
-    return t.rs_co == 1 && t.rs_a == 1 && !t.packed_a &&
-           double(t.m) * double(t.n) * double(t.k) <= kMaxWork &&
-           double(t.m) * double(t.k) * sizeof(T) <= kMaxABytes;
+    return fits_layout(t) && fits_size(t, kMaxWork, kMaxABytes);
+  }
+  // The one-thread window; driver_kc() is the depth of the driver's slice
+  // (asked last: it reads the blocking).
+  template <class DriverKc>
+  static bool fits_one_slice(const GemmTask<T>& t, DriverKc driver_kc) {
+    return kMaxWorkOneSlice > 0 && t.max_threads == 1 && fits_layout(t) &&
+           fits_size(t, kMaxWorkOneSlice, kMaxABytesOneSlice) && t.k <= driver_kc();
   }
 
   static GEMMKIT_INLINE Reg load_a(const T* p, int rows) {
