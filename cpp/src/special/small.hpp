@@ -115,11 +115,10 @@ struct Small {
     Reg c00 = Ops::zero(), c01 = Ops::zero(), c02 = Ops::zero(), c03 = Ops::zero();
     Reg c10 = Ops::zero(), c11 = Ops::zero(), c12 = Ops::zero(), c13 = Ops::zero();
     const T* a = t.a + i;
-    // One B splat live at a time, used by both row vectors (the
-    // microkernel's order): 8 accumulators + 2 A + 1 B + the product of an
-    // unfused mul_add is 12 registers.  Four splats live at once were 15,
-    // which V8 of node 22+ / Chromium spills on x64: simd128 ran this
-    // loop at half the speed of node 20 (16 against 33 GFLOP/s at 64^3).
+    // The microkernel's order: each B splat used by both row vectors.  V8
+    // loads all four splats of a step up front whatever this order, so the
+    // loop holds 15 registers on x64 (simd128.hpp, "Register budget"); what
+    // halved node 24's speed here was the partial-row switch (kFull above).
     for (index_t p = 0; p < t.k; ++p) {
       const T* ap = a + p * t.cs_a;
       const index_t off = p * t.rs_b;
