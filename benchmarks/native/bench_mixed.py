@@ -478,14 +478,21 @@ KERNEL_PEAK = {
     ("int8", "avx512vnni"): ("i8_zmm", "vpdpbusd"),
     ("bfloat16", "amx"): ("amx_bf16", "tdpbf16ps"),
     ("int8", "amx"): ("amx_i8", "tdpbssd"),
+    # float16 split into bfloat16 parts: three tdpbf16ps per product.
+    ("float16", "amx"): ("amx_bf16", "tdpbf16ps / 3"),
 }
+# Instructions per product of a kernel (the split float16 family runs three).
+KERNEL_PEAK_DIVISOR = {("float16", "amx"): 3}
 
 
 def gemmkit_peak(report: dict, dtype: str) -> tuple[float | None, str]:
     """(peak, instruction) bounding the kernel gemmkit chose for dtype."""
     isa = (report.get("dispatch_info", {}).get(dtype) or {}).get("isa")
     key, label = KERNEL_PEAK.get((dtype, isa), (None, f"no probe for {isa}"))
-    return (peak_of(report, key) if key else None), label
+    peak = peak_of(report, key) if key else None
+    if peak is not None:
+        peak /= KERNEL_PEAK_DIVISOR.get((dtype, isa), 1)
+    return peak, label
 
 
 def numpy_f16_rate(report: dict, n: int) -> tuple[float | None, bool]:

@@ -225,6 +225,72 @@ def test_nan_in_a_propagates_to_its_row_only(narrow):
     assert np.isnan(got[rows]).all()
 
 
+def _ieee_reference(a, b):
+    # Elementwise products summed in float64: IEEE's inf and NaN classes
+    # (inf * 0 = NaN, inf - inf = NaN), which a BLAS need not keep.
+    with np.errstate(invalid="ignore", over="ignore"):
+        return (a.astype(np.float64)[:, :, None] * b.astype(np.float64)[None, :, :]).sum(axis=1)
+
+
+@pytest.mark.parametrize("where", ["a", "b", "both"])
+def test_infinities_give_ieee_classes(narrow, where):
+    # float16 on the tile kernels splits each value into bfloat16 parts, and
+    # an exact part of 0 times an inf would be NaN where IEEE gives inf: such
+    # operands take the widening kernel, with the same classes as IEEE.
+    mr, nr = tile(narrow)
+    m, n, k = 2 * mr + 1, nr + 3, 70
+    a, b = _operands(17, m, n, k, narrow)
+    a, b = a.copy(), b.copy()
+    if where in ("a", "both"):
+        a[1, 5] = np.inf
+        a[2, 6] = -np.inf
+        a[2, 7] = 0.0
+        a[3, 8] = np.inf  # b[8, 0] = 0 below: inf * 0
+    if where in ("b", "both"):
+        b[9, 1] = -np.inf
+        b[10, 2] = np.nan
+        a[0, 9] = 0.0  # 0 * -inf
+    b[8, 0] = 0.0
+    ref = _ieee_reference(a, b)
+    for out_dtype in (None, np.float32):
+        got = gemmkit.gemm(a, b, out_dtype=out_dtype).astype(np.float64)
+        assert np.array_equal(np.isnan(got), np.isnan(ref))
+        assert np.array_equal(np.isposinf(got), np.isposinf(ref))
+        assert np.array_equal(np.isneginf(got), np.isneginf(ref))
+        finite = np.isfinite(ref)
+        assert finite.sum() > m * n // 2
+        with np.errstate(invalid="ignore", over="ignore"):
+            mag = np.abs(np.nan_to_num(a.astype(np.float64))) @ np.abs(
+                np.nan_to_num(b.astype(np.float64)))
+            err = np.abs(got - ref)
+        eps = 2.0**-10 if narrow == "float16" else 2.0**-7
+        assert (err[finite] <= 8 * k * eps * mag[finite]).all()
+    if where == "b":  # the same from a prepacked b
+        got = gemmkit.gemm(a, gemmkit.prepack_rhs(b), out_dtype=np.float32)
+        assert np.array_equal(np.isnan(got), np.isnan(ref))
+        assert np.array_equal(np.isinf(got), np.isinf(ref))
+
+
+@pytest.mark.parametrize("k", [1, 33, 700])
+def test_float16_float32_twin_within_the_split_bound(k):
+    # Every kernel's float32-output float16 product is within
+    # (2^-16 + 3 k 2^-24) sum |a b| of the exact sum: the split into
+    # bfloat16 parts on the tile kernels (kernel/amx.hpp: a left-out low x
+    # low term of at most 2^-16 |a b|, three products per depth step), and
+    # the widening kernels with room to spare.  Full significands, so every
+    # low part is nonzero.
+    rng = np.random.default_rng(k)
+    m, n = 67, 45
+    sig = rng.integers(1024, 2048, (m, k)) * rng.choice([-1, 1], (m, k))
+    a = np.ldexp(sig, rng.integers(-14, -6, (m, k))).astype(np.float16)
+    sig = rng.integers(1024, 2048, (k, n)) * rng.choice([-1, 1], (k, n))
+    b = np.ldexp(sig, rng.integers(-14, -6, (k, n))).astype(np.float16)
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    bound = (2.0**-16 + 3 * k * 2.0**-24) * (np.abs(a64) @ np.abs(b64))
+    got = gemmkit.gemm(a, b, out_dtype=np.float32).astype(np.float64)
+    assert (np.abs(got - a64 @ b64) <= bound).all()
+
+
 # ---------------------------------------------------------------- f32 twin
 
 @pytest.mark.parametrize("spec", ["float32", np.float32, np.dtype("float32")], ids=str)

@@ -4,7 +4,8 @@ kernel's own edge set (tile and depth-multiple boundaries).
 
 References are computed here with numpy, independently of gemmkit:
 float16/bfloat16 products in float64 from the (already rounded) inputs, held
-to 8 * k * eps; int8 products exactly in int64 then wrapped to int32; the
+to 8 * k * eps (plus the output's smallest subnormal); int8 products exactly in
+int64 then wrapped to int32; the
 requantization map in float64 (widen, one multiply by the float32 scale,
 round half to even, add the zero point, clamp): bit for bit.
 
@@ -28,6 +29,8 @@ except ImportError:  # the bfloat16 family is then reported as not checked
     ml_dtypes = None
 
 EPS = {"float16": 2.0**-10, "bfloat16": 2.0**-7}
+# Smallest subnormal: a result that small rounds with this absolute error.
+TINY = {"float16": 2.0**-24, "bfloat16": 2.0**-133}
 LAYOUTS = ("C", "F", "T", "rev", "step")
 
 
@@ -128,7 +131,7 @@ def main() -> None:
                     ref = alpha * (a64 @ b64) + beta * c64
                     bound = 8 * max(k, 1) * EPS[name] * (
                         np.abs(alpha) * (np.abs(a64) @ np.abs(b64)) + abs(beta) * np.abs(c64)
-                    ) + 1e-30
+                    ) + TINY[name]
                     for out_dtype in (None, np.float32):
                         # c has the output's type (the f32 twin reads an f32 c).
                         c_in = c if out_dtype is None else c.astype(np.float32)

@@ -25,8 +25,9 @@ PINNED_MIXED = str(HERE / "pinned_mixed_check.py")
 # What each pin must run, per family (DESIGN.md, dispatch ladders).
 DOT_ISA = {"int8": "avx512vnni", "bfloat16": "avx512bf16"}
 DEPTH_MULTIPLE = {"avx512vnni": 4, "avx512bf16": 2}
-# The tile kernels (amx) run both bfloat16 and int8.
-TILE_DEPTH_MULTIPLE = {"bfloat16": 32, "int8": 64}
+# The tile kernels (amx) run float16 (split into bfloat16 parts), bfloat16
+# and int8.
+TILE_DEPTH_MULTIPLE = {"float16": 32, "bfloat16": 32, "int8": 64}
 # int8 on AVX2 (and simd128) runs the exact i16-pair dot kernel (vpmaddwd).
 PAIR_DOT_INT8 = {"fma": 2}
 
@@ -84,6 +85,8 @@ def test_auto_selects_dot_kernels_where_available():
     # bf16 on the widening kernel there (the avx512bf16 pin still selects
     # the dot kernel: test_pinned_mixed_families).
     info = gemmkit.dispatch_info()
+    if "amx" in info["available_isas"]:
+        assert info["float16"]["isa"] == "amx", info["float16"]
     for dtype, dot in DOT_ISA.items():
         if "amx" in info["available_isas"]:
             assert info[dtype]["isa"] == "amx", info[dtype]

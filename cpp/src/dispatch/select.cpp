@@ -1,6 +1,6 @@
 // L7 dispatch: the per-type ladders.
 //
-// Auto: bf16 and int8 try amx (tile matrix multiply) first; then bf16 tries
+// Auto: f16, bf16 and int8 try amx (tile matrix multiply) first; then bf16 tries
 // avx512bf16 (the vdpbf16ps dot kernel; not on Intel cores, where widening to
 // f32 FMAs is faster), int8 avx512vnni (vpdpbusd) and int64 avx512dq
 // (vpmullq); then every type tries
@@ -8,7 +8,7 @@
 // or simd128 where the
 // architecture has them, then scalar.  A pin selects exactly its ISA or fails: avx512vnni pins the
 // int8 dot kernel and avx512bf16 the bf16 one (after checking the pinned
-// ISA's own features), amx both tile kernels; for the other types these
+// ISA's own features), amx the tile kernels (f16 on split bf16 parts); for the other types these
 // pins run the avx512f kernels.
 //
 // The ladders are written out below, in order; which targets exist, what
@@ -199,7 +199,8 @@ Selection<L> select_now() {
                     : std::is_same_v<L, std::int8_t>  ? Isa::avx512vnni
                     : std::is_same_v<L, std::int64_t> ? Isa::avx512dq
                                                       : Isa::count;
-    const bool tiles = std::is_same_v<L, bfloat16> || std::is_same_v<L, std::int8_t>;
+    const bool tiles = std::is_same_v<L, float16> || std::is_same_v<L, bfloat16> ||
+                       std::is_same_v<L, std::int8_t>;
     const Isa ladder[] = {tiles ? Isa::amx : Isa::count, dot, Isa::avx512f, Isa::fma,
                           Isa::neon, Isa::relaxed_simd, Isa::simd128, Isa::scalar};
     char why[200];

@@ -138,7 +138,9 @@ static GEMMKIT_INLINE void release_tiles() { _tile_release(); }
 //   tmm6, 7  AMX B = A panel rows [16t, 16t + 16)
 // MR_REG = 1 leaves t = 1 out, NR = 16 leaves u = 1 out.
 
-enum class TileOp { kBf16, kInt8 };
+// kF16Split: float16 panels split into bfloat16 high and low parts (see
+// AmxF16SplitFamily), three tdpbf16ps per pair of tiles.
+enum class TileOp { kBf16, kInt8, kF16Split };
 
 // C tile k (0..3) += its A tile . its B tile, per the roles above.
 template <TileOp kOp, int kC>
@@ -187,21 +189,55 @@ static GEMMKIT_INLINE void tile_loop(index_t chunks, const unsigned char* a,
     if constexpr (kU1) _tile_zero(2);
     if constexpr (kT1 && kU1) _tile_zero(3);
   }
-  for (index_t q = 0; q < chunks; ++q) {
-    _tile_loadd(4, b, 64);
-    _tile_loadd(6, a, kAStride);
-    tile_dp<kOp, 0>();
-    if constexpr (kT1) {
-      _tile_loadd(7, a + 64, kAStride);
-      tile_dp<kOp, 1>();
+  if constexpr (kOp == TileOp::kF16Split) {
+    // Each chunk is a high part then a low part of the same size.  C +=
+    // Bh.Ah, then Bl.Ah (the A tiles stay), then Bh.Al (the B tiles are
+    // loaded again): 10 tile loads (6 with NR = 16) per 12 (6) dot products.
+    for (index_t q = 0; q < chunks; ++q) {
+      const unsigned char* al = a + kAChunk;
+      const unsigned char* bl = b + kBChunk;
+      _tile_loadd(4, b, 64);
+      _tile_loadd(6, a, kAStride);
+      if constexpr (kT1) _tile_loadd(7, a + 64, kAStride);
+      if constexpr (kU1) _tile_loadd(5, b + 16 * 64, 64);
+      tile_dp<TileOp::kBf16, 0>();
+      if constexpr (kT1) tile_dp<TileOp::kBf16, 1>();
+      if constexpr (kU1) tile_dp<TileOp::kBf16, 2>();
+      if constexpr (kT1 && kU1) tile_dp<TileOp::kBf16, 3>();
+      _tile_loadd(4, bl, 64);
+      if constexpr (kU1) _tile_loadd(5, bl + 16 * 64, 64);
+      tile_dp<TileOp::kBf16, 0>();
+      if constexpr (kT1) tile_dp<TileOp::kBf16, 1>();
+      if constexpr (kU1) tile_dp<TileOp::kBf16, 2>();
+      if constexpr (kT1 && kU1) tile_dp<TileOp::kBf16, 3>();
+      _tile_loadd(6, al, kAStride);
+      if constexpr (kT1) _tile_loadd(7, al + 64, kAStride);
+      _tile_loadd(4, b, 64);
+      if constexpr (kU1) _tile_loadd(5, b + 16 * 64, 64);
+      tile_dp<TileOp::kBf16, 0>();
+      if constexpr (kT1) tile_dp<TileOp::kBf16, 1>();
+      if constexpr (kU1) tile_dp<TileOp::kBf16, 2>();
+      if constexpr (kT1 && kU1) tile_dp<TileOp::kBf16, 3>();
+      a += 2 * kAChunk;
+      b += 2 * kBChunk;
     }
-    if constexpr (kU1) {
-      _tile_loadd(5, b + 16 * 64, 64);
-      tile_dp<kOp, 2>();
-      if constexpr (kT1) tile_dp<kOp, 3>();
+  } else {
+    for (index_t q = 0; q < chunks; ++q) {
+      _tile_loadd(4, b, 64);
+      _tile_loadd(6, a, kAStride);
+      tile_dp<kOp, 0>();
+      if constexpr (kT1) {
+        _tile_loadd(7, a + 64, kAStride);
+        tile_dp<kOp, 1>();
+      }
+      if constexpr (kU1) {
+        _tile_loadd(5, b + 16 * 64, 64);
+        tile_dp<kOp, 2>();
+        if constexpr (kT1) tile_dp<kOp, 3>();
+      }
+      a += kAChunk;
+      b += kBChunk;
     }
-    a += kAChunk;
-    b += kBChunk;
   }
   _tile_stored(0, c, c_stride);
   if constexpr (kT1) _tile_stored(1, c + 64, c_stride);
@@ -440,6 +476,50 @@ static GEMMKIT_INLINE void zero_tail(void* dst, index_t from_bytes, index_t to_b
                 static_cast<std::size_t>(to_bytes - from_bytes));
 }
 
+// float16 -> bfloat16 high and low parts (AmxF16SplitFamily), in place:
+// `chunks` chunks of `words` float16 bit patterns lie at dst + chunks *
+// words; chunk q becomes its high part at dst + 2q * words and its low part
+// right after.  Each write lands at or below the chunk being read (2q + 1 <=
+// chunks + q), and the one equal position is read before it is written.
+//   high = x rounded to nearest even at bfloat16's 8 significant bits,
+//   low  = x - high, exact in float32 and in bfloat16: x has at most 11
+//          significant bits, so low has at most 3 (|low| <= 2^-8 |x|).
+// float16's range lies inside bfloat16's normal range, so neither part is
+// ever a denormal for the tiles to flush.  Infinities and NaN keep their
+// class in the high part (NaN made quiet) with a zero low part; the
+// family's callers never give it such values (see the family).
+static GEMMKIT_INLINE __m256i split_high_low16(__m512 x, __m256i* low) {
+  const __m512i bits = _mm512_castps_si512(x);
+  const __m512i abs = _mm512_and_si512(bits, _mm512_set1_epi32(0x7FFFFFFF));
+  const __mmask16 special = _mm512_cmpge_epi32_mask(abs, _mm512_set1_epi32(0x7F800000));
+  const __mmask16 nan = _mm512_cmpgt_epi32_mask(abs, _mm512_set1_epi32(0x7F800000));
+  const __m512i odd = _mm512_and_si512(_mm512_srli_epi32(bits, 16), _mm512_set1_epi32(1));
+  __m512i high = _mm512_add_epi32(bits, _mm512_add_epi32(odd, _mm512_set1_epi32(0x7FFF)));
+  high = _mm512_mask_mov_epi32(high, special, bits);
+  high = _mm512_and_si512(high, _mm512_set1_epi32(int(0xFFFF0000u)));
+  high = _mm512_mask_or_epi32(high, nan, high, _mm512_set1_epi32(0x00400000));
+  const __m512 lo = _mm512_maskz_sub_ps(__mmask16(~special), x, _mm512_castsi512_ps(high));
+  *low = _mm512_cvtepi32_epi16(_mm512_srli_epi32(_mm512_castps_si512(lo), 16));
+  return _mm512_cvtepi32_epi16(_mm512_srli_epi32(high, 16));
+}
+
+static GEMMKIT_INLINE void split_f16_chunks(index_t chunks, index_t words, void* dst) {
+  std::uint16_t* d = static_cast<std::uint16_t*>(dst);
+  for (index_t q = 0; q < chunks; ++q) {
+    const std::uint16_t* raw = d + (chunks + q) * words;
+    std::uint16_t* high = d + 2 * q * words;
+    std::uint16_t* low = high + words;
+    for (index_t w = 0; w < words; w += 32) {
+      const __m512i v = _mm512_loadu_si512(raw + w);
+      __m256i lo0, lo1;
+      const __m256i hi0 = split_high_low16(_mm512_cvtph_ps(_mm512_castsi512_si256(v)), &lo0);
+      const __m256i hi1 = split_high_low16(_mm512_cvtph_ps(_mm512_extracti64x4_epi64(v, 1)), &lo1);
+      _mm512_storeu_si512(high + w, _mm512_inserti64x4(_mm512_castsi256_si512(hi0), hi1, 1));
+      _mm512_storeu_si512(low + w, _mm512_inserti64x4(_mm512_castsi256_si512(lo0), lo1, 1));
+    }
+  }
+}
+
 }  // namespace amx_detail
 
 // Speed, measured 2026-11 on one Sapphire Rapids-class core (a 2-vCPU VM
@@ -604,6 +684,99 @@ struct AmxInt8Family {
                                              const PB* GEMMKIT_RESTRICT b, A* c, index_t ldc,
                                              bool load_c) {
     amx_detail::tile_loop<MR_REG, NR, amx_detail::TileOp::kInt8>(
+        chunks(kc), reinterpret_cast<const unsigned char*>(a),
+        reinterpret_cast<const unsigned char*>(b), c, long(ldc) * long(sizeof(A)), load_c);
+  }
+};
+
+// float16 x float16 -> f32 through tdpbf16ps on split operands.  Each
+// float16 value x is packed as two bfloat16 parts, x = xh + xl exactly
+// (amx_detail::split_f16_chunks), and the tiles compute
+//   sum_p Ah Bh + Ah Bl + Al Bh,
+// leaving out Al Bl.  Error bound, per element of C, against the exact sum
+// S = sum_p a_p b_p with s = sum_p |a_p| |b_p|:
+//   the left-out term: |al bl| <= 2^-8 |a| 2^-8 |b|, so at most 2^-16 s
+//     (2^-5 of float16's unit roundoff u = 2^-11);
+//   the three exact bf16 products per depth step are summed in f32, 3k
+//     terms, each partial sum rounded at most once per addition: at most
+//     (3k) 2^-24 s to first order, what the widening family's k additions
+//     give (k 2^-24 s) three times over;
+// so |C - S| <= (2^-16 + 3k 2^-24) s before the output's own rounding,
+// inside the float16 gate of the tests (8 k eps_f16 s) for every k, and
+// for float16 outputs below the final rounding (u |S|) unless the sum
+// cancels.  Every part is a bf16 normal number or zero and every product a
+// multiple of 2^-48, so the tiles' denormal flushing never fires.
+// 0 * inf in the extra terms (an exact low part is 0) would turn a correct
+// inf into NaN, so callers run the widening family instead when either
+// operand holds an infinity or NaN (targets/amx/f16.cpp).
+template <class Token_, int MR_REG, int NR>
+struct AmxF16SplitFamily {
+  using Token = Token_;
+  using L = float16;
+  using R = float16;
+  using A = float;
+  using PA = bfloat16;
+  using PB = bfloat16;
+  using Ops = simd::SimdOps<Token, A>;
+  using Reg = typename Ops::Reg;
+  static constexpr int kLanes = Ops::kLanes;
+  static constexpr int kMrReg = MR_REG;
+  static constexpr int kMr = MR_REG * kLanes;
+  static constexpr int kNr = NR;
+  static constexpr int kDepthMultiple = 32;
+  // Panels are twice the bf16 family's for the same depth (two parts), so
+  // half its minimum slice keeps the same bytes per panel.
+  static constexpr index_t kMinSliceDepth = 512;
+  static constexpr bool kInplace = false;
+  static_assert(kLanes == 16, "AMX C tiles hold 16 f32 per row: 16-lane accumulators");
+  static_assert(MR_REG == 1 || MR_REG == 2, "one or two 16-row tiles of A");
+  static_assert(NR == 16 || NR == 32, "one or two 16-column tiles of B");
+
+  static constexpr index_t chunks(index_t kc) { return (kc + 31) / 32; }
+  static constexpr index_t a_panel_size(index_t kc) { return 2 * chunks(kc) * 32 * kMr; }
+  static constexpr index_t b_panel_size(index_t kc) { return 2 * chunks(kc) * 32 * NR; }
+
+  // The float16 bit patterns are packed by the bf16 family's packers (they
+  // move 16-bit words) into the panel's upper half, then split in place.
+  static void pack_a(index_t kc, index_t width, const L* src, index_t rs, index_t cs,
+                     PA* dst) {
+    static_assert(sizeof(float16) == 2 && sizeof(bfloat16) == 2);
+    const index_t words = 32 * kMr;
+    PA* raw = dst + chunks(kc) * words;
+    dot_bf16_detail::pack<Token, kMr>(kc, width, reinterpret_cast<const bfloat16*>(src), rs, cs,
+                                      raw);
+    amx_detail::zero_tail(raw, (kc + 1) / 2 * kMr * 4, chunks(kc) * words * 2);
+    amx_detail::split_f16_chunks(chunks(kc), words, dst);
+  }
+
+  static void pack_b(index_t kc, index_t width, const R* src, index_t rs, index_t cs,
+                     PB* dst) {
+    const index_t words = 32 * NR;
+    const std::uint16_t* s = reinterpret_cast<const std::uint16_t*>(src);
+    std::uint16_t* raw = reinterpret_cast<std::uint16_t*>(dst) + chunks(kc) * words;
+    if (cs == 1) {
+      amx_detail::pack_cols_depth<NR>(kc, width, s, rs, raw);
+    } else if (rs == 1) {
+      amx_detail::pack_cols_lines_bf16<NR>(kc, width, s, cs, raw);
+    } else {
+      amx_detail::pack_cols_strided<NR>(kc, width, s, rs, cs, raw);
+    }
+    amx_detail::split_f16_chunks(chunks(kc), words, dst);
+  }
+
+  static GEMMKIT_INLINE void accumulate(index_t kc, const PA* GEMMKIT_RESTRICT a,
+                                        const PB* GEMMKIT_RESTRICT b,
+                                        Reg (&acc)[NR][MR_REG]) {
+    amx_detail::tile_loop<MR_REG, NR, amx_detail::TileOp::kF16Split>(
+        chunks(kc), reinterpret_cast<const unsigned char*>(a),
+        reinterpret_cast<const unsigned char*>(b), &acc[0][0], kMr * 4, true);
+  }
+
+  // AmxBf16Family::accumulate_into's contract.
+  static GEMMKIT_INLINE void accumulate_into(index_t kc, const PA* GEMMKIT_RESTRICT a,
+                                             const PB* GEMMKIT_RESTRICT b, A* c, index_t ldc,
+                                             bool load_c) {
+    amx_detail::tile_loop<MR_REG, NR, amx_detail::TileOp::kF16Split>(
         chunks(kc), reinterpret_cast<const unsigned char*>(a),
         reinterpret_cast<const unsigned char*>(b), c, long(ldc) * long(sizeof(A)), load_c);
   }

@@ -1,5 +1,6 @@
-// AMX kernel test, amx unit: AmxBf16Family (tdpbf16ps) and AmxInt8Family
-// (tdpbssd) pack exactly and accumulate within their contracts.  Compiled
+// AMX kernel test, amx unit: AmxBf16Family (tdpbf16ps), AmxF16SplitFamily
+// (float16 as bfloat16 parts, tdpbf16ps) and AmxInt8Family (tdpbssd) pack
+// exactly and accumulate within their contracts.  Compiled
 // with the amx flags; run by cpp/tests/amx_kernel_test.cpp only on CPUs with
 // AMX-TILE/BF16/INT8 and after the kernel granted the tile state.
 //
@@ -22,9 +23,12 @@
 //      AMX depth loop, the f32 / i32 store) on edge tiles, and
 //      accumulate_into (C = AB or C += AB on a tile of C in memory), C
 //      canaries intact;
+//   f16 split: the packed parts are the nearest bfloat16 and an exact rest
+//      (every float16 bit pattern, once), acc within the family's bound;
 //   6. the tile configuration: correct results after tilerelease, after a
 //      different configuration was loaded, and on a fresh thread; and ours
 //      reads back unchanged, so accumulate does not reload it every time.
+#include <math.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -121,6 +125,92 @@ struct Bf16Traits {
   static bool same(Acc x, Acc y) { return same_bits(x, y); }
 };
 
+float f16_to_float(uint16_t h) {
+  const int e = (h >> 10) & 31, m = h & 1023;
+  const float v = e == 0 ? ldexpf(float(m), -24)
+                  : e == 31 ? (m ? NAN : INFINITY)
+                            : ldexpf(float(m + 1024), e - 25);
+  return (h & 0x8000) ? -v : v;
+}
+
+// A small integer (|v| < 2^11) as float16.
+uint16_t int_to_f16(int v) {
+  if (v == 0) return 0;
+  const uint16_t sign = v < 0 ? 0x8000 : 0;
+  unsigned mag = unsigned(v < 0 ? -v : v), e = 0;
+  while ((mag >> e) > 1) ++e;
+  return uint16_t(sign | ((e + 15) << 10) | ((mag << (10 - e)) & 1023));
+}
+
+// bfloat16 nearest to a finite float, ties to even.
+uint16_t bf16_nearest(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  return uint16_t((u + 0x7FFF + ((u >> 16) & 1)) >> 16);
+}
+
+// A float16 x and its packed parts (AmxF16SplitFamily): high is x to the
+// nearest bfloat16, high + low == x exactly; infinities and NaN keep their
+// class in high with low +0.
+bool split_ok(uint16_t x, uint16_t high, uint16_t low) {
+  const float f = f16_to_float(x);
+  if (isnan(f)) return isnan(bf16_to_float(high)) && low == 0;
+  if (isinf(f)) return same_bits(bf16_to_float(high), f) && low == 0;
+  return high == bf16_nearest(f) &&
+         double(bf16_to_float(high)) + double(bf16_to_float(low)) == double(f);
+}
+
+// float16 split into bfloat16 parts (AmxF16SplitFamily): the packed panels
+// hold the parts (split_ok); acc within the family's bound
+// (2^-16 + (3 kc + 2) 2^-24) (|seed| + sum |a b|), small integers exactly.
+struct F16SplitTraits {
+  using E = uint16_t;  // float16 bit pattern (the parts: bfloat16)
+  using Acc = float;
+  static constexpr int kGroup = 2;
+  static constexpr int kChunk = 32;
+  static constexpr int kModes = 4;
+  static constexpr int kSeedModes = 1;
+  static constexpr bool kSplit = true;
+
+  // Value modes: 0 random float16 with magnitude in [2^-4, 2^3) and every
+  // significand bit random (nonzero low parts), 1 small integers in [-8, 8]
+  // (exact), 2 like 0 with zeros mixed in, 3 the range's ends: 65504,
+  // subnormals, neighbours of 1.
+  static E value(Rng& rng, int mode) {
+    const uint16_t sign = uint16_t(rng.range(0, 1) << 15);
+    if (mode == 1) return int_to_f16(int(rng.range(-8, 8)));
+    if (mode == 2 && rng.range(0, 3) == 0) return 0;
+    if (mode == 3) {
+      static const uint16_t kEdge[4] = {0x7BFF, 0x3C01, 0x3BFF, 0x0001};
+      const int pick = int(rng.range(0, 5));
+      if (pick < 4) return uint16_t(sign | kEdge[pick]);
+      if (pick == 4) return uint16_t(sign | uint16_t(rng.range(1, 1023)));  // subnormal
+    }
+    const uint16_t exp = uint16_t((15 + rng.range(-4, 2)) << 10);
+    return uint16_t(sign | exp | uint16_t(rng.range(0, 1023)));
+  }
+  static Acc seed(Rng& rng, int mode, int seed_mode) {
+    return Bf16Traits::seed(rng, mode, seed_mode);
+  }
+  static bool check(const E* av, const E* bv, index_t i, index_t j, index_t kc, Acc s, Acc got,
+                    int mode, char* msg, size_t len) {
+    double ref = s, mag = s < 0 ? -double(s) : double(s);
+    for (index_t p = 0; p < kc; ++p) {
+      const double prod =
+          double(f16_to_float(av[i * kc + p])) * double(f16_to_float(bv[j * kc + p]));
+      ref += prod;
+      mag += prod < 0 ? -prod : prod;
+    }
+    const double tol = mode == 1 ? 0.0 : (0x1p-16 + double(3 * kc + 2) * 0x1p-24) * mag;
+    const double err = double(got) - ref;
+    if (err <= tol && -err <= tol) return true;
+    snprintf(msg, len, "acc(%ld,%ld) = %.9g, want %.9g (error %.3g > tol %.3g)", long(i),
+             long(j), double(got), ref, err < 0 ? -err : err, tol);
+    return false;
+  }
+  static bool same(Acc x, Acc y) { return same_bits(x, y); }
+};
+
 struct Int8Traits {
   using E = int8_t;
   using Acc = int32_t;
@@ -194,16 +284,30 @@ bool layout_ok(const Case& c, const typename T::E* av, const typename T::E* bv,
   constexpr int kMr = F::kMr, kNr = F::kNr, kG = T::kGroup, kD = T::kChunk;
   const index_t kc = c.kc;
   const index_t chunks = (kc + kD - 1) / kD;
-  if (F::a_panel_size(kc) != chunks * kD * kMr || F::b_panel_size(kc) != chunks * kD * kNr) {
+  // The split family stores each chunk twice over: its high parts, then its
+  // low parts, at the positions the bf16 layout gives the values.
+  constexpr bool kSplit = requires { T::kSplit; };
+  constexpr index_t kParts = kSplit ? 2 : 1;
+  if (F::a_panel_size(kc) != kParts * chunks * kD * kMr ||
+      F::b_panel_size(kc) != kParts * chunks * kD * kNr) {
     report(c, "panel size differs from the layout");
     return false;
   }
+  auto holds = [&](const E* panel, index_t chunk_size, index_t at, E x) {
+    if constexpr (kSplit) {
+      const index_t q = at / chunk_size, off = at % chunk_size;
+      return split_ok(x, panel[2 * q * chunk_size + off], panel[(2 * q + 1) * chunk_size + off]);
+    } else {
+      (void)chunk_size;
+      return panel[at] == x;
+    }
+  };
   for (index_t g = 0; g < chunks * kD / kG; ++g)
     for (index_t i = 0; i < kMr; ++i)
       for (index_t e = 0; e < kG; ++e) {
         const index_t p = g * kG + e;
         const E x = i < c.wa && p < kc ? av[i * kc + p] : E(0);
-        if (a[(g * kMr + i) * kG + e] != x) {
+        if (!holds(a, kD * kMr, (g * kMr + i) * kG + e, x)) {
           report(c, "packed A element differs from the layout");
           return false;
         }
@@ -213,7 +317,7 @@ bool layout_ok(const Case& c, const typename T::E* av, const typename T::E* bv,
       for (index_t e = 0; e < kD; ++e) {
         const index_t p = q * kD + e;
         const E y = j < c.wb && p < kc ? bv[j * kc + p] : E(0);
-        if (b[(q * kNr + j) * kD + e] != y) {
+        if (!holds(b, kD * kNr, (q * kNr + j) * kD + e, y)) {
           report(c, "packed B element differs from the layout");
           return false;
         }
@@ -583,12 +687,31 @@ int thread_cases() {
   return arg.failures;
 }
 
+// Every float16 bit pattern through the split (amx_detail::split_f16_chunks).
+int split_all_f16() {
+  constexpr index_t kWords = 2048, kChunks = 65536 / kWords;
+  uint16_t* buf = static_cast<uint16_t*>(aligned_alloc(64, 2 * 65536 * sizeof(uint16_t)));
+  if (!buf) return 1;
+  for (uint32_t h = 0; h < 65536; ++h) buf[65536 + h] = uint16_t(h);
+  kernel::amx_detail::split_f16_chunks(kChunks, kWords, buf);
+  int bad = 0;
+  for (uint32_t h = 0; h < 65536; ++h) {
+    const index_t q = h / kWords, off = h % kWords;
+    const uint16_t high = buf[2 * q * kWords + off], low = buf[(2 * q + 1) * kWords + off];
+    if (!split_ok(uint16_t(h), high, low) && ++bad <= 3)
+      printf("  FAIL split of float16 0x%04x: high 0x%04x low 0x%04x\n", h, high, low);
+  }
+  free(buf);
+  return bad != 0;
+}
+
 }  // namespace
 
 int run_amx_kernel_tests() {
   Rng rng{0x5eed0011u};
   int cases = 0, failures = 0;
   using kernel::AmxBf16Family;
+  using kernel::AmxF16SplitFamily;
   using kernel::AmxInt8Family;
   run_config<AmxInt8Family<Tok, 2, 32>, Int8Traits>(rng, "int8 32x32", cases, failures);
   run_config<AmxInt8Family<Tok, 2, 16>, Int8Traits>(rng, "int8 32x16", cases, failures);
@@ -598,6 +721,12 @@ int run_amx_kernel_tests() {
   run_config<AmxBf16Family<Tok, 2, 16>, Bf16Traits>(rng, "bf16 32x16", cases, failures);
   run_config<AmxBf16Family<Tok, 1, 32>, Bf16Traits>(rng, "bf16 16x32", cases, failures);
   run_config<AmxBf16Family<Tok, 1, 16>, Bf16Traits>(rng, "bf16 16x16", cases, failures);
+  ++cases;
+  failures += split_all_f16();
+  run_config<AmxF16SplitFamily<Tok, 2, 32>, F16SplitTraits>(rng, "f16 32x32", cases, failures);
+  run_config<AmxF16SplitFamily<Tok, 2, 16>, F16SplitTraits>(rng, "f16 32x16", cases, failures);
+  run_config<AmxF16SplitFamily<Tok, 1, 32>, F16SplitTraits>(rng, "f16 16x32", cases, failures);
+  run_config<AmxF16SplitFamily<Tok, 1, 16>, F16SplitTraits>(rng, "f16 16x16", cases, failures);
   // Sums past 2^31: (2^17 + 5) * 16384 wraps even from a zero seed.
   {
     const index_t kDeep = (index_t(1) << 17) + 5;
@@ -622,6 +751,10 @@ int run_amx_kernel_tests() {
   run_into_config<AmxInt8Family<Tok, 1, 16>, Int8Traits>(rng, "int8 16x16", cases, failures);
   run_into_config<AmxBf16Family<Tok, 2, 32>, Bf16Traits>(rng, "bf16 32x32", cases, failures);
   run_into_config<AmxBf16Family<Tok, 2, 16>, Bf16Traits>(rng, "bf16 32x16", cases, failures);
+  run_microkernel_config<AmxF16SplitFamily<Tok, 2, 32>, F16SplitTraits>(rng, "f16 32x32", cases,
+                                                                        failures);
+  run_into_config<AmxF16SplitFamily<Tok, 2, 32>, F16SplitTraits>(rng, "f16 32x32", cases,
+                                                                 failures);
   cases += 5;
   failures += config_cases(rng);
   cases += 2;
