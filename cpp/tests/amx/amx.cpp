@@ -75,6 +75,25 @@ bool same_bits(float x, float y) { return memcmp(&x, &y, 4) == 0; }
 // ---------------------------------------------------------------------------
 // Element traits: values, seeds, references and the packed layouts.
 
+// Whether a float accumulator is within rel * (|seed| + sum |a b|) of the
+// float64 sum of the seed and the products of row i of av and row j of bv
+// (kc values each, read through to_float); else false and a message.
+bool float_acc_ok(float (*to_float)(uint16_t), const uint16_t* av, const uint16_t* bv, index_t i,
+                  index_t j, index_t kc, float s, float got, double rel, char* msg, size_t len) {
+  double ref = s, mag = s < 0 ? -double(s) : double(s);
+  for (index_t p = 0; p < kc; ++p) {
+    const double prod = double(to_float(av[i * kc + p])) * double(to_float(bv[j * kc + p]));
+    ref += prod;
+    mag += prod < 0 ? -prod : prod;
+  }
+  const double tol = rel * mag;
+  const double err = double(got) - ref;
+  if (err <= tol && -err <= tol) return true;
+  snprintf(msg, len, "acc(%ld,%ld) = %.9g, want %.9g (error %.3g > tol %.3g)", long(i), long(j),
+           double(got), ref, err < 0 ? -err : err, tol);
+  return false;
+}
+
 struct Bf16Traits {
   using E = uint16_t;    // stored bit pattern
   using Acc = float;
@@ -108,19 +127,8 @@ struct Bf16Traits {
   // a message.
   static bool check(const E* av, const E* bv, index_t i, index_t j, index_t kc, Acc s, Acc got,
                     int mode, char* msg, size_t len) {
-    double ref = s, mag = s < 0 ? -double(s) : double(s);
-    for (index_t p = 0; p < kc; ++p) {
-      const double prod =
-          double(bf16_to_float(av[i * kc + p])) * double(bf16_to_float(bv[j * kc + p]));
-      ref += prod;
-      mag += prod < 0 ? -prod : prod;
-    }
-    const double tol = mode == 1 ? 0.0 : double(kc + 2) * 0x1p-24 * mag;
-    const double err = double(got) - ref;
-    if (err <= tol && -err <= tol) return true;
-    snprintf(msg, len, "acc(%ld,%ld) = %.9g, want %.9g (error %.3g > tol %.3g)", long(i),
-             long(j), double(got), ref, err < 0 ? -err : err, tol);
-    return false;
+    return float_acc_ok(bf16_to_float, av, bv, i, j, kc, s, got,
+                        mode == 1 ? 0.0 : double(kc + 2) * 0x1p-24, msg, len);
   }
   static bool same(Acc x, Acc y) { return same_bits(x, y); }
 };
@@ -194,19 +202,8 @@ struct F16SplitTraits {
   }
   static bool check(const E* av, const E* bv, index_t i, index_t j, index_t kc, Acc s, Acc got,
                     int mode, char* msg, size_t len) {
-    double ref = s, mag = s < 0 ? -double(s) : double(s);
-    for (index_t p = 0; p < kc; ++p) {
-      const double prod =
-          double(f16_to_float(av[i * kc + p])) * double(f16_to_float(bv[j * kc + p]));
-      ref += prod;
-      mag += prod < 0 ? -prod : prod;
-    }
-    const double tol = mode == 1 ? 0.0 : (0x1p-16 + double(3 * kc + 2) * 0x1p-24) * mag;
-    const double err = double(got) - ref;
-    if (err <= tol && -err <= tol) return true;
-    snprintf(msg, len, "acc(%ld,%ld) = %.9g, want %.9g (error %.3g > tol %.3g)", long(i),
-             long(j), double(got), ref, err < 0 ? -err : err, tol);
-    return false;
+    return float_acc_ok(f16_to_float, av, bv, i, j, kc, s, got,
+                        mode == 1 ? 0.0 : 0x1p-16 + double(3 * kc + 2) * 0x1p-24, msg, len);
   }
   static bool same(Acc x, Acc y) { return same_bits(x, y); }
 };
