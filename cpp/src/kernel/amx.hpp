@@ -520,6 +520,40 @@ static GEMMKIT_INLINE void split_f16_chunks(index_t chunks, index_t words, void*
   }
 }
 
+// The depth-loop entries every tile family offers (the family contract,
+// kernel/family.hpp), over whole chunks of kChunkDepth depth steps:
+//   accumulate: acc[j][r] += sum_p A(r * 16 + lane, p) * B(p, j), acc being
+//     itself the row-major C tile memory (see the header note);
+//   accumulate_into: the same depth loop on a full kMr x NR tile of C in
+//     memory, column j at c + j * ldc (unit row stride; every one of the
+//     kMr x NR elements is written, so edge tiles must take
+//     Microkernel::run), with no trip through zmm accumulators: C += the
+//     product (load_c; C is read), or C = the product (C is not read: NaN
+//     there cannot leak).  For outputs that are the raw sum (O == A, alpha
+//     1, beta 0 or 1, no epilogue; the deep-K scratch), where it saves
+//     Microkernel::run's init and store.
+template <int MR_REG, int NR, TileOp kOp, index_t kChunkDepth, class PA, class PB, class A,
+          class Reg>
+struct TileEntries {
+  static constexpr index_t chunks(index_t kc) { return (kc + kChunkDepth - 1) / kChunkDepth; }
+
+  static GEMMKIT_INLINE void accumulate(index_t kc, const PA* GEMMKIT_RESTRICT a,
+                                        const PB* GEMMKIT_RESTRICT b,
+                                        Reg (&acc)[NR][MR_REG]) {
+    tile_loop<MR_REG, NR, kOp>(chunks(kc), reinterpret_cast<const unsigned char*>(a),
+                               reinterpret_cast<const unsigned char*>(b), &acc[0][0],
+                               MR_REG * 16 * 4, true);
+  }
+
+  static GEMMKIT_INLINE void accumulate_into(index_t kc, const PA* GEMMKIT_RESTRICT a,
+                                             const PB* GEMMKIT_RESTRICT b, A* c, index_t ldc,
+                                             bool load_c) {
+    tile_loop<MR_REG, NR, kOp>(chunks(kc), reinterpret_cast<const unsigned char*>(a),
+                               reinterpret_cast<const unsigned char*>(b), c,
+                               long(ldc) * long(sizeof(A)), load_c);
+  }
+};
+
 }  // namespace amx_detail
 
 // Speed, measured 2026-11 on one Sapphire Rapids-class core (a 2-vCPU VM
@@ -542,7 +576,12 @@ static GEMMKIT_INLINE void split_f16_chunks(index_t chunks, index_t words, void*
 
 // bf16 x bf16 -> f32 through tdpbf16ps: 32 depth steps per chunk.
 template <class Token_, int MR_REG, int NR>
-struct AmxBf16Family {
+struct AmxBf16Family
+    : amx_detail::TileEntries<MR_REG, NR, amx_detail::TileOp::kBf16, 32, bfloat16, bfloat16,
+                              float, typename simd::SimdOps<Token_, float>::Reg> {
+  // accumulate, accumulate_into and chunks: amx_detail::TileEntries.
+  using Entries = typename AmxBf16Family::TileEntries;
+  using Entries::chunks;
   using Token = Token_;
   using L = bfloat16;
   using R = bfloat16;
@@ -565,7 +604,6 @@ struct AmxBf16Family {
   static_assert(MR_REG == 1 || MR_REG == 2, "one or two 16-row tiles of A");
   static_assert(NR == 16 || NR == 32, "one or two 16-column tiles of B");
 
-  static constexpr index_t chunks(index_t kc) { return (kc + 31) / 32; }
   static constexpr index_t a_panel_size(index_t kc) { return chunks(kc) * 32 * kMr; }
   static constexpr index_t b_panel_size(index_t kc) { return chunks(kc) * 32 * NR; }
 
@@ -589,36 +627,18 @@ struct AmxBf16Family {
     }
   }
 
-  // acc[j][r] += sum_p A(r * 16 + lane, p) * B(p, j), 32 depth steps per
-  // tdpbf16ps over the panels' whole chunks.
-  static GEMMKIT_INLINE void accumulate(index_t kc, const PA* GEMMKIT_RESTRICT a,
-                                        const PB* GEMMKIT_RESTRICT b,
-                                        Reg (&acc)[NR][MR_REG]) {
-    amx_detail::tile_loop<MR_REG, NR, amx_detail::TileOp::kBf16>(
-        chunks(kc), reinterpret_cast<const unsigned char*>(a),
-        reinterpret_cast<const unsigned char*>(b), &acc[0][0], kMr * 4, true);
-  }
-
-  // The same depth loop on a full kMr x NR tile of C in memory, column j at
-  // c + j * ldc (unit row stride; every one of the kMr x NR elements is
-  // written, so edge tiles must take Microkernel::run), with no trip through
-  // zmm accumulators: C += the product (load_c; C is read), or C = the
-  // product (C is not read: NaN there cannot leak).  For outputs that are
-  // the raw sum (O == A, alpha 1, beta 0 or 1, no epilogue; the deep-K
-  // scratch), where it saves Microkernel::run's init and store.
-  static GEMMKIT_INLINE void accumulate_into(index_t kc, const PA* GEMMKIT_RESTRICT a,
-                                             const PB* GEMMKIT_RESTRICT b, A* c, index_t ldc,
-                                             bool load_c) {
-    amx_detail::tile_loop<MR_REG, NR, amx_detail::TileOp::kBf16>(
-        chunks(kc), reinterpret_cast<const unsigned char*>(a),
-        reinterpret_cast<const unsigned char*>(b), c, long(ldc) * long(sizeof(A)), load_c);
-  }
 };
 
 // int8 x int8 -> int32 through tdpbssd (signed x signed, wrapping): 64
 // depth steps per chunk.
 template <class Token_, int MR_REG, int NR>
-struct AmxInt8Family {
+struct AmxInt8Family
+    : amx_detail::TileEntries<MR_REG, NR, amx_detail::TileOp::kInt8, 64, std::int8_t,
+                              std::int8_t, std::int32_t,
+                              typename simd::SimdOps<Token_, std::int32_t>::Reg> {
+  // accumulate, accumulate_into and chunks: amx_detail::TileEntries.
+  using Entries = typename AmxInt8Family::TileEntries;
+  using Entries::chunks;
   using Token = Token_;
   using L = std::int8_t;
   using R = std::int8_t;
@@ -641,7 +661,6 @@ struct AmxInt8Family {
   static_assert(MR_REG == 1 || MR_REG == 2, "one or two 16-row tiles of A");
   static_assert(NR == 16 || NR == 32, "one or two 16-column tiles of B");
 
-  static constexpr index_t chunks(index_t kc) { return (kc + 63) / 64; }
   static constexpr index_t a_panel_size(index_t kc) { return chunks(kc) * 64 * kMr; }
   static constexpr index_t b_panel_size(index_t kc) { return chunks(kc) * 64 * NR; }
 
@@ -663,30 +682,6 @@ struct AmxInt8Family {
     }
   }
 
-  // acc[j][r] += sum_p A(r * 16 + lane, p) * B(p, j), wrapping at 32 bits,
-  // 64 depth steps per tdpbssd.
-  static GEMMKIT_INLINE void accumulate(index_t kc, const PA* GEMMKIT_RESTRICT a,
-                                        const PB* GEMMKIT_RESTRICT b,
-                                        Reg (&acc)[NR][MR_REG]) {
-    amx_detail::tile_loop<MR_REG, NR, amx_detail::TileOp::kInt8>(
-        chunks(kc), reinterpret_cast<const unsigned char*>(a),
-        reinterpret_cast<const unsigned char*>(b), &acc[0][0], kMr * 4, true);
-  }
-
-  // The same depth loop on a full kMr x NR tile of C in memory, column j at
-  // c + j * ldc (unit row stride; every one of the kMr x NR elements is
-  // written, so edge tiles must take Microkernel::run), with no trip through
-  // zmm accumulators: C += the product (load_c; C is read), or C = the
-  // product (C is not read: NaN there cannot leak).  For outputs that are
-  // the raw sum (O == A, alpha 1, beta 0 or 1, no epilogue; the deep-K
-  // scratch), where it saves Microkernel::run's init and store.
-  static GEMMKIT_INLINE void accumulate_into(index_t kc, const PA* GEMMKIT_RESTRICT a,
-                                             const PB* GEMMKIT_RESTRICT b, A* c, index_t ldc,
-                                             bool load_c) {
-    amx_detail::tile_loop<MR_REG, NR, amx_detail::TileOp::kInt8>(
-        chunks(kc), reinterpret_cast<const unsigned char*>(a),
-        reinterpret_cast<const unsigned char*>(b), c, long(ldc) * long(sizeof(A)), load_c);
-  }
 };
 
 // float16 x float16 -> f32 through tdpbf16ps on split operands.  Each
@@ -710,7 +705,12 @@ struct AmxInt8Family {
 // inf into NaN, so callers run the widening family instead when either
 // operand holds an infinity or NaN (targets/amx/f16.cpp).
 template <class Token_, int MR_REG, int NR>
-struct AmxF16SplitFamily {
+struct AmxF16SplitFamily
+    : amx_detail::TileEntries<MR_REG, NR, amx_detail::TileOp::kF16Split, 32, bfloat16,
+                              bfloat16, float, typename simd::SimdOps<Token_, float>::Reg> {
+  // accumulate, accumulate_into and chunks: amx_detail::TileEntries.
+  using Entries = typename AmxF16SplitFamily::TileEntries;
+  using Entries::chunks;
   using Token = Token_;
   using L = float16;
   using R = float16;
@@ -732,7 +732,6 @@ struct AmxF16SplitFamily {
   static_assert(MR_REG == 1 || MR_REG == 2, "one or two 16-row tiles of A");
   static_assert(NR == 16 || NR == 32, "one or two 16-column tiles of B");
 
-  static constexpr index_t chunks(index_t kc) { return (kc + 31) / 32; }
   static constexpr index_t a_panel_size(index_t kc) { return 2 * chunks(kc) * 32 * kMr; }
   static constexpr index_t b_panel_size(index_t kc) { return 2 * chunks(kc) * 32 * NR; }
 
@@ -764,22 +763,6 @@ struct AmxF16SplitFamily {
     amx_detail::split_f16_chunks(chunks(kc), words, dst);
   }
 
-  static GEMMKIT_INLINE void accumulate(index_t kc, const PA* GEMMKIT_RESTRICT a,
-                                        const PB* GEMMKIT_RESTRICT b,
-                                        Reg (&acc)[NR][MR_REG]) {
-    amx_detail::tile_loop<MR_REG, NR, amx_detail::TileOp::kF16Split>(
-        chunks(kc), reinterpret_cast<const unsigned char*>(a),
-        reinterpret_cast<const unsigned char*>(b), &acc[0][0], kMr * 4, true);
-  }
-
-  // AmxBf16Family::accumulate_into's contract.
-  static GEMMKIT_INLINE void accumulate_into(index_t kc, const PA* GEMMKIT_RESTRICT a,
-                                             const PB* GEMMKIT_RESTRICT b, A* c, index_t ldc,
-                                             bool load_c) {
-    amx_detail::tile_loop<MR_REG, NR, amx_detail::TileOp::kF16Split>(
-        chunks(kc), reinterpret_cast<const unsigned char*>(a),
-        reinterpret_cast<const unsigned char*>(b), c, long(ldc) * long(sizeof(A)), load_c);
-  }
 };
 
 }  // namespace gemmkit::kernel
