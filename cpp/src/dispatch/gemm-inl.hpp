@@ -21,7 +21,7 @@ namespace gemmkit::GEMMKIT_ISA_NAMESPACE {
 // where padding n up to NR would waste arithmetic (16 columns in 12-wide
 // tiles is 12 + 4).
 // One oriented product: the special paths, else the driver.
-template <template <int> class Family, int SKINNY_NR, class O>
+template <template <int> class Family, int SKINNY_NR, class O, int SHORT_NR = 0>
 int family_one(const GemmTask<typename Family<0>::L, typename Family<0>::A, O>& t) {
   using Main = Family<0>;
   using L = typename Main::L;
@@ -45,6 +45,16 @@ int family_one(const GemmTask<typename Family<0>::L, typename Family<0>::A, O>& 
       if (Small::fits_one_slice(t, driver_kc)) return Small::run(t);
     }
   }
+  // One short row tile (at most one register of rows, such as a 4096x16 C
+  // seen transposed): a tile of one register of rows and SHORT_NR columns
+  // keeps every accumulator busy where the main tile would leave half of
+  // each column empty.  The depth is sliced for the main NR and every
+  // element sums the same products in the same order: the same bits.  A
+  // prepacked A is in the main tile's layout.
+  if constexpr (SHORT_NR > 0) {
+    using Short = typename Main::template Short<SHORT_NR>;
+    if (!t.packed_a && t.m <= Short::kMr) return driver::BlockedGemm<Short, O>::run(t, NR);
+  }
   if constexpr (SKINNY_NR > 0) {
     if (t.n < 8 * NR) {
       const index_t pad = (t.n + NR - 1) / NR * NR - t.n;
@@ -62,7 +72,7 @@ int family_one(const GemmTask<typename Family<0>::L, typename Family<0>::A, O>& 
 // (row-major C becomes C^T = B^T A^T).  A batch is oriented and routed
 // once and run here, inside the ISA's code: a small product costs tens of
 // nanoseconds, as much as a call through the descriptor.
-template <template <int> class Family, int SKINNY_NR, class O>
+template <template <int> class Family, int SKINNY_NR, class O, int SHORT_NR = 0>
 int family_gemm(const GemmTask<typename Family<0>::L, typename Family<0>::A, O>& task) {
   using L = typename Family<0>::L;
   GemmTask<L, typename Family<0>::A, O> t = task;
@@ -84,7 +94,7 @@ int family_gemm(const GemmTask<typename Family<0>::L, typename Family<0>::A, O>&
         t.n * 2 <= kMr && t.m >= 4 * kMr && !streams_a_transposed;
     if (t.rs_co != 1 && (t.cs_co == 1 || rs > cs) && !fills_rows_only_here) transpose(t);
   }
-  if (t.batch <= 1) return family_one<Family, SKINNY_NR, O>(t);
+  if (t.batch <= 1) return family_one<Family, SKINNY_NR, O, SHORT_NR>(t);
   const L* a0 = t.a;
   const L* b0 = t.b;
   const O* c0 = t.c_in;
@@ -94,7 +104,7 @@ int family_gemm(const GemmTask<typename Family<0>::L, typename Family<0>::A, O>&
     t.b = b0 + i * t.batch_b;
     if (c0) t.c_in = c0 + i * t.batch_c;
     t.c_out = o0 + i * t.batch_o;
-    if (int st = family_one<Family, SKINNY_NR, O>(t)) return st;
+    if (int st = family_one<Family, SKINNY_NR, O, SHORT_NR>(t)) return st;
   }
   return GEMMKIT_OK;
 }
@@ -124,7 +134,9 @@ void family_prepack(index_t k, index_t n, const typename Family<0>::L* b, index_
 }
 
 // The descriptor of a family: run entries for the given outputs.
-template <template <int> class Family, int SKINNY_NR>
+// SHORT_NR > 0: products of one short row tile run Family's Short tile
+// (family_one).
+template <template <int> class Family, int SKINNY_NR, int SHORT_NR = 0>
 dispatch::Descriptor<typename Family<0>::L> family_descriptor() {
   using Main = Family<0>;
   using L = typename Main::L;
@@ -134,7 +146,7 @@ dispatch::Descriptor<typename Family<0>::L> family_descriptor() {
     d.run_requant_i8 = &family_gemm<Family, SKINNY_NR, std::int8_t>;
     d.run_requant_u8 = &family_gemm<Family, SKINNY_NR, std::uint8_t>;
   } else {
-    d.run = &family_gemm<Family, SKINNY_NR, L>;
+    d.run = &family_gemm<Family, SKINNY_NR, L, SHORT_NR>;
     if constexpr (std::is_same_v<L, float16> || std::is_same_v<L, bfloat16>) {
       d.run_f32 = &family_gemm<Family, SKINNY_NR, float>;
     }

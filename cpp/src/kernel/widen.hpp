@@ -32,6 +32,10 @@ struct WidenFamily {
   static constexpr int kNr = NR;
   static constexpr int kDepthMultiple = 1;
   static constexpr bool kInplace = std::is_same_v<L, A>;
+  // The same family with one register of rows and NR2 columns (the short
+  // tile of dispatch/gemm-inl.hpp's family_one).
+  template <int NR2>
+  using Short = WidenFamily<Token_, L_, A_, 1, NR2>;
 
   static constexpr index_t a_panel_size(index_t kc) { return kMr * kc; }
   static constexpr index_t b_panel_size(index_t kc) { return kNr * kc; }

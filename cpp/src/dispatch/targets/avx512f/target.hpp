@@ -8,6 +8,10 @@ namespace gemmkit::isa_avx512f {
 constexpr int kMrReg = 2;
 constexpr int kNr = 12;
 constexpr int kSkinnyNr = 8;  // 0: no narrower tile
+// Products of at most one register of rows (float32, float64): a
+// 1-register x 12 tile, 12 accumulators; no wider, because a B read in
+// place needs one general register per column and 24 would spill them.
+constexpr int kShortNr = 12;
 // Complex tiles (kernel/complex.hpp) hold two accumulators per register of
 // rows; int64 tiles leave room for the multiply's temporaries.
 constexpr int kComplexMrReg = 2;

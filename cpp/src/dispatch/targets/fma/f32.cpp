@@ -4,7 +4,7 @@
 namespace gemmkit::isa_fma {
 
 dispatch::Descriptor<float> f32_descriptor() {
-  return family_descriptor<Widen<float, float, kMrReg, kNr>::Family, kSkinnyNr>();
+  return family_descriptor<Widen<float, float, kMrReg, kNr>::Family, kSkinnyNr, kShortNr>();
 }
 
 }  // namespace gemmkit::isa_fma

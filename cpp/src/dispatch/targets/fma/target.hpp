@@ -8,6 +8,11 @@ namespace gemmkit::isa_fma {
 constexpr int kMrReg = 2;
 constexpr int kNr = 6;
 constexpr int kSkinnyNr = 4;  // 0: no narrower tile
+// Products of at most one register of rows (float32, float64): a
+// 1-register x 12 tile, 12 accumulators (8 FMA chains keep both ports
+// busy); no wider, because a B read in place needs one general register
+// per column.
+constexpr int kShortNr = 12;
 // Complex tiles (kernel/complex.hpp) hold two accumulators per register of
 // rows; int64 tiles leave room for the multiply's temporaries.
 constexpr int kComplexMrReg = 1;
