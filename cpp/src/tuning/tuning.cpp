@@ -48,7 +48,8 @@ const KnobInfo kKnobs[] = {
     {"GEMMKIT_INPLACE_LHS_MAX_N", 0, kBlockMax,
      "read a unit-stride A in place instead of packing it when n <= this"},
     {"GEMMKIT_INPLACE_RHS_MAX_N", 256, kBlockMax,
-     "read a k-contiguous B in place instead of transposing it when n <= this"},
+     "read a k-contiguous B in place instead of transposing it when n <= this "
+     "(and always in products of at most 8 row tiles)"},
     {"GEMMKIT_DEEP_KC_BYTES", 0, kWorkMax,
      "narrow (f16/bf16/requantized) outputs: bytes of one depth panel of B "
      "above which depth slices accumulate in a scratch and round once "

@@ -24,6 +24,7 @@ enum class Knob : int {
   kGemvParallelBytes,     // operand bytes above which GEMV uses threads
   kInplaceLhsMaxN,        // read A in place (no packing) when n <= this
   kInplaceRhsMaxN,        // read a k-contiguous B in place when n <= this
+                          // (always with at most 8 row tiles: driver.hpp)
   kDeepKcBytes,           // narrow outputs: depth panel bytes above which
                           // slices accumulate in an A-typed scratch (0 = L2/2)
   kCount
