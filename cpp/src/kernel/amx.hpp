@@ -724,9 +724,11 @@ struct AmxF16SplitFamily
   static constexpr int kMr = MR_REG * kLanes;
   static constexpr int kNr = NR;
   static constexpr int kDepthMultiple = 32;
-  // Panels are twice the bf16 family's for the same depth (two parts), so
-  // half its minimum slice keeps the same bytes per panel.
-  static constexpr index_t kMinSliceDepth = 512;
+  // The bf16 family's minimum slice, though panels are twice its size for
+  // the same depth (two parts): measured 2026-12-04 on a Xeon, one thread,
+  // against 512: +8-10% at 1024^3 (one slice, no C reload), 2048^3 within
+  // noise; 256 was no better than 512.
+  static constexpr index_t kMinSliceDepth = 1024;
   static constexpr bool kInplace = false;
   static_assert(kLanes == 16, "AMX C tiles hold 16 f32 per row: 16-lane accumulators");
   static_assert(MR_REG == 1 || MR_REG == 2, "one or two 16-row tiles of A");
