@@ -84,11 +84,14 @@ void unpack(const bfloat16* p, index_t rows, index_t k, index_t kc, float16* dst
 
 template <class O>
 int f16_gemm(const GemmTask<float16, float, O>& t) {
+  // Each distinct matrix of a batch once (a zero batch stride broadcasts one).
   bool split = true;
   const index_t batch = t.batch > 1 ? t.batch : 1;
   for (index_t i = 0; split && i < batch; ++i) {
-    split = (t.packed_a || all_finite(t.a + i * t.batch_a, t.m, t.k, t.rs_a, t.cs_a)) &&
-            all_finite(t.b + i * t.batch_b, t.k, t.n, t.rs_b, t.cs_b);
+    if (!t.packed_a && (i == 0 || t.batch_a != 0))
+      split = all_finite(t.a + i * t.batch_a, t.m, t.k, t.rs_a, t.cs_a);
+    if (split && (i == 0 || t.batch_b != 0))
+      split = all_finite(t.b + i * t.batch_b, t.k, t.n, t.rs_b, t.cs_b);
   }
   if (split && t.packed_a) {
     split = packed_all_finite(static_cast<const bfloat16*>(t.packed_a),
