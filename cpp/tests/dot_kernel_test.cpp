@@ -1,10 +1,11 @@
-// Dot-kernel family test driver: packs and accumulates the int8 VNNI family
+// Kernel family test driver: packs and accumulates the int8 VNNI family
 // (cpp/src/kernel/dot_vnni.hpp) and the bf16 family (dot_bf16.hpp) against
-// exact references, one ISA per run.
+// exact references, and checks the avx512f square tile's hand-scheduled
+// depth loop (pipelined_avx512.hpp) against the generic one, one ISA per run.
 //
 // Baseline translation unit: compiled without ISA flags, it only detects CPU
 // features and calls into the per-ISA units (cpp/tests/dot/<isa>.cpp).
-// Usage: gemmkit_dot_kernel_test avx512vnni|avx512bf16
+// Usage: gemmkit_dot_kernel_test avx512f|avx512vnni|avx512bf16
 // Exit codes: 0 passed, 1 failed, 2 usage or crash, 77 skipped (this build
 // did not compile the ISA, or this CPU cannot run it; the reason is printed).
 #include <signal.h>
@@ -14,6 +15,11 @@
 
 #include <initializer_list>
 
+#if defined(GEMMKIT_HAVE_AVX512F)
+namespace gemmkit::isa_avx512f {
+int run_dot_kernel_tests();
+}
+#endif
 #if defined(GEMMKIT_HAVE_AVX512VNNI)
 namespace gemmkit::isa_avx512vnni {
 int run_dot_kernel_tests();
@@ -37,6 +43,7 @@ struct Unit {
 #if defined(__x86_64__) || defined(__i386__)
 // __builtin_cpu_supports also checks that the OS enabled the AVX-512
 // register state (XGETBV), like gemmkit's own dispatch.
+bool has_avx512f() { return __builtin_cpu_supports("avx512f"); }
 bool has_avx512vnni() {
   return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
          __builtin_cpu_supports("avx512vnni");
@@ -46,11 +53,19 @@ bool has_avx512bf16() {
          __builtin_cpu_supports("avx512bf16");
 }
 #else
+bool has_avx512f() { return false; }
 bool has_avx512vnni() { return false; }
 bool has_avx512bf16() { return false; }
 #endif
 
 const Unit kUnits[] = {
+    {"avx512f", "avx512f",
+#if defined(GEMMKIT_HAVE_AVX512F)
+     gemmkit::isa_avx512f::run_dot_kernel_tests,
+#else
+     nullptr,
+#endif
+     has_avx512f},
     {"avx512vnni", "avx512f+avx512bw+avx512vnni",
 #if defined(GEMMKIT_HAVE_AVX512VNNI)
      gemmkit::isa_avx512vnni::run_dot_kernel_tests,
@@ -70,8 +85,8 @@ const Unit kUnits[] = {
 extern "C" void on_fatal_signal(int sig) {
   // Only async-signal-safe calls here.
   const char* what = sig == SIGSEGV || sig == SIGBUS
-                         ? "dot_kernel_test: crashed on a memory access (a packer "
-                           "reading past its source hits the guard page)\n"
+                         ? "dot_kernel_test: crashed on a memory access (a packer or "
+                           "kernel reading past its source hits the guard page)\n"
                          : "dot_kernel_test: crashed (illegal instruction or other "
                            "fatal signal)\n";
   ssize_t ignored = write(2, what, strlen(what));
@@ -83,7 +98,7 @@ extern "C" void on_fatal_signal(int sig) {
 
 int main(int argc, char** argv) {
   if (argc != 2) {
-    fprintf(stderr, "usage: %s avx512vnni|avx512bf16\n", argv[0]);
+    fprintf(stderr, "usage: %s avx512f|avx512vnni|avx512bf16\n", argv[0]);
     return 2;
   }
 #if defined(__x86_64__) || defined(__i386__)
@@ -105,7 +120,7 @@ int main(int argc, char** argv) {
     printf("%s: %s\n", unit.isa, failures == 0 ? "passed" : "FAILED");
     return failures == 0 ? 0 : 1;
   }
-  fprintf(stderr, "%s: unknown ISA '%s' (expected avx512vnni or avx512bf16)\n", argv[0],
+  fprintf(stderr, "%s: unknown ISA '%s' (expected avx512f, avx512vnni or avx512bf16)\n", argv[0],
           argv[1]);
   return 2;
 }

@@ -129,6 +129,25 @@ def test_short_tiles_equal_the_main_tile_bitwise(float_dtype, la, n):
     _close(gemmkit.gemm(a, b), a, b, dtype=float_dtype)
 
 
+@pytest.mark.parametrize("n, k", [(401, 1537), (520, 769), (700, 64)])
+@pytest.mark.parametrize("la", ["C", "F"])
+@pytest.mark.parametrize("float_dtype", ["float32", "float64"])
+def test_square_tiles_equal_the_main_tile_bitwise(float_dtype, la, n, k):
+    # Products large in both dimensions run, seen transposed, on the square
+    # tile (avx512f: 3 registers x 8 columns, hand-scheduled depth loop;
+    # dispatch/gemm-inl.hpp) when B is plain, and on the main tile when it is
+    # prepacked: the same products in the same order, so the same bits.
+    # Ragged edges on both sides; depths of one and several slices.
+    m = 150
+    a, b = _operands(n + k, m, n, k, float_dtype, la, "C")
+    packed = gemmkit.prepack_rhs(b)
+    assert _same_bits(gemmkit.gemm(a, packed), gemmkit.gemm(a, b))
+    c = _c(n, m, n, float_dtype)
+    assert _same_bits(gemmkit.gemm(a, packed, c, alpha=0.75, beta=-1.5),
+                      gemmkit.gemm(a, b, c, alpha=0.75, beta=-1.5))
+    _close(gemmkit.gemm(a, b), a, b, dtype=float_dtype)
+
+
 @pytest.mark.parametrize("m, n, k", [(1, 1, 1), (1, 40, 50), (40, 1, 50), (2, 3, 4),
                                      (5, 7, 40), (17, 9, 3), (2, 2, 64)])
 def test_special_path_shapes_agree(dtype, m, n, k):

@@ -20,8 +20,11 @@ namespace gemmkit::GEMMKIT_ISA_NAMESPACE {
 // narrower tile (SKINNY_NR, 0 = none) can serve outputs with few columns,
 // where padding n up to NR would waste arithmetic (16 columns in 12-wide
 // tiles is 12 + 4).
+// SQUARE (void = none): a family with the main tile's arithmetic and another
+// tile shape, for products large in both dimensions (see family_one).
 // One oriented product: the special paths, else the driver.
-template <template <int> class Family, int SKINNY_NR, class O, int SHORT_NR = 0>
+template <template <int> class Family, int SKINNY_NR, class O, int SHORT_NR = 0,
+          class SQUARE = void>
 int family_one(const GemmTask<typename Family<0>::L, typename Family<0>::A, O>& t) {
   using Main = Family<0>;
   using L = typename Main::L;
@@ -55,6 +58,15 @@ int family_one(const GemmTask<typename Family<0>::L, typename Family<0>::A, O>& 
     using Short = typename Main::template Short<SHORT_NR>;
     if (!t.packed_a && t.m <= Short::kMr) return driver::BlockedGemm<Short, O>::run(t, NR);
   }
+  // Large in both dimensions: the square tile (kernel/pipelined_avx512.hpp
+  // says why it is faster there).  Not where the driver would read B in
+  // place (at most 8 of its row tiles: its in-place loop is the generic
+  // one) nor for a prepacked A (in the main tile's layout); the depth is
+  // sliced for the main NR, so the bits are the main tile's.
+  if constexpr (!std::is_void_v<SQUARE>) {
+    if (!t.packed_a && t.m > 8 * SQUARE::kMr && t.n >= 8 * NR)
+      return driver::BlockedGemm<SQUARE, O>::run(t, NR);
+  }
   if constexpr (SKINNY_NR > 0) {
     if (t.n < 8 * NR) {
       const index_t pad = (t.n + NR - 1) / NR * NR - t.n;
@@ -72,7 +84,8 @@ int family_one(const GemmTask<typename Family<0>::L, typename Family<0>::A, O>& 
 // (row-major C becomes C^T = B^T A^T).  A batch is oriented and routed
 // once and run here, inside the ISA's code: a small product costs tens of
 // nanoseconds, as much as a call through the descriptor.
-template <template <int> class Family, int SKINNY_NR, class O, int SHORT_NR = 0>
+template <template <int> class Family, int SKINNY_NR, class O, int SHORT_NR = 0,
+          class SQUARE = void>
 int family_gemm(const GemmTask<typename Family<0>::L, typename Family<0>::A, O>& task) {
   using L = typename Family<0>::L;
   GemmTask<L, typename Family<0>::A, O> t = task;
@@ -94,7 +107,7 @@ int family_gemm(const GemmTask<typename Family<0>::L, typename Family<0>::A, O>&
         t.n * 2 <= kMr && t.m >= 4 * kMr && !streams_a_transposed;
     if (t.rs_co != 1 && (t.cs_co == 1 || rs > cs) && !fills_rows_only_here) transpose(t);
   }
-  if (t.batch <= 1) return family_one<Family, SKINNY_NR, O, SHORT_NR>(t);
+  if (t.batch <= 1) return family_one<Family, SKINNY_NR, O, SHORT_NR, SQUARE>(t);
   const L* a0 = t.a;
   const L* b0 = t.b;
   const O* c0 = t.c_in;
@@ -104,7 +117,7 @@ int family_gemm(const GemmTask<typename Family<0>::L, typename Family<0>::A, O>&
     t.b = b0 + i * t.batch_b;
     if (c0) t.c_in = c0 + i * t.batch_c;
     t.c_out = o0 + i * t.batch_o;
-    if (int st = family_one<Family, SKINNY_NR, O, SHORT_NR>(t)) return st;
+    if (int st = family_one<Family, SKINNY_NR, O, SHORT_NR, SQUARE>(t)) return st;
   }
   return GEMMKIT_OK;
 }
@@ -136,7 +149,7 @@ void family_prepack(index_t k, index_t n, const typename Family<0>::L* b, index_
 // The descriptor of a family: run entries for the given outputs.
 // SHORT_NR > 0: products of one short row tile run Family's Short tile
 // (family_one).
-template <template <int> class Family, int SKINNY_NR, int SHORT_NR = 0>
+template <template <int> class Family, int SKINNY_NR, int SHORT_NR = 0, class SQUARE = void>
 dispatch::Descriptor<typename Family<0>::L> family_descriptor() {
   using Main = Family<0>;
   using L = typename Main::L;
@@ -146,7 +159,7 @@ dispatch::Descriptor<typename Family<0>::L> family_descriptor() {
     d.run_requant_i8 = &family_gemm<Family, SKINNY_NR, std::int8_t>;
     d.run_requant_u8 = &family_gemm<Family, SKINNY_NR, std::uint8_t>;
   } else {
-    d.run = &family_gemm<Family, SKINNY_NR, L, SHORT_NR>;
+    d.run = &family_gemm<Family, SKINNY_NR, L, SHORT_NR, SQUARE>;
     if constexpr (std::is_same_v<L, float16> || std::is_same_v<L, bfloat16>) {
       d.run_f32 = &family_gemm<Family, SKINNY_NR, float>;
     }

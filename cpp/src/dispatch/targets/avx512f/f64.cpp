@@ -4,7 +4,8 @@
 namespace gemmkit::isa_avx512f {
 
 dispatch::Descriptor<double> f64_descriptor() {
-  return family_descriptor<Widen<double, double, kMrReg, kNr>::Family, kSkinnyNr, kShortNr>();
+  return family_descriptor<Widen<double, double, kMrReg, kNr>::Family, kSkinnyNr, kShortNr,
+                           SquareFamily<double>>();
 }
 
 }  // namespace gemmkit::isa_avx512f

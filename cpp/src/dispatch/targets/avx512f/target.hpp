@@ -3,6 +3,7 @@
 #include "simd/avx512f.hpp"
 #define GEMMKIT_TOKEN isa_avx512f::Avx512F
 #include "dispatch/gemm-inl.hpp"
+#include "kernel/pipelined_avx512.hpp"
 
 namespace gemmkit::isa_avx512f {
 constexpr int kMrReg = 2;
@@ -12,6 +13,10 @@ constexpr int kSkinnyNr = 8;  // 0: no narrower tile
 // 1-register x 12 tile, 12 accumulators; no wider, because a B read in
 // place needs one general register per column and 24 would spill them.
 constexpr int kShortNr = 12;
+// float32/float64 products large in both dimensions: 3 registers x 8
+// columns with a hand-scheduled depth loop (kernel/pipelined_avx512.hpp).
+template <class T>
+using SquareFamily = kernel::PipelinedFamily<Avx512F, T>;
 // Complex tiles (kernel/complex.hpp) hold two accumulators per register of
 // rows; int64 tiles leave room for the multiply's temporaries.
 constexpr int kComplexMrReg = 2;

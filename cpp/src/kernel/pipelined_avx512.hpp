@@ -1,0 +1,146 @@
+// L4 kernel: the hand-scheduled AVX-512 depth loop of the float32/float64
+// square tile (3 registers of rows x 8 columns: 48x8 float32, 24x8 float64).
+//
+// Why a hand-scheduled loop: on a core with two 512-bit FMA units every
+// load in the depth loop costs FMA throughput (measured on a Xeon with AMX,
+// 2026-12-05: 24 register-only FMAs per step run at the peak, with 12
+// broadcasts beside them at 94%, with 2 vector loads + 12 broadcasts, the
+// 32x12 tile's mix, at 86%).  A 3 x 8 tile needs 3 vector loads + 8
+// broadcasts per 24 FMAs, and this loop loads the next step's 3 A vectors
+// into a second register set between this step's broadcasts, so no FMA
+// waits for them: 24 accumulators + 2 x 3 A + 2 broadcast registers, all
+// 32 zmm.  The compiler's schedule of the same tile keeps one A set and
+// measured no gain over 32x12; this one measured +4-5% (a harness of the
+// driver's blocking, packed panels from L2, kc 512-768).  Prefetching the
+// next A lines or B lines lost 3-5% there, so there is none.
+//
+// The arithmetic is FloatKernel's: acc[j][r] = fma(a_r(p), b(p, j),
+// acc[j][r]) for p in order, one rounding per step, so the results are the
+// same bits as the generic 3 x 8 loop (and as every other float tile).
+// Other compilers (MSVC) run the generic loop.
+#pragma once
+
+#include "kernel/microkernel.hpp"
+#include "kernel/widen.hpp"
+
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+#define GEMMKIT_PIPELINED_ASM 1
+#endif
+
+namespace gemmkit::kernel {
+
+namespace pipelined_detail {
+
+#if defined(GEMMKIT_PIPELINED_ASM)
+// Registers: A sets zmm0-2 and zmm3-5, broadcasts zmm6/zmm7, acc[j][r] in
+// zmm(8 + 3j + r), loaded from and stored back to the caller's acc array
+// (GCC takes at most 30 asm operands, an in-out register counting twice).
+// One depth step: B element j (at offset BOj of the b pointer) broadcast
+// into zmm6 / zmm7 alternately, three FMAs into acc[j][0..2] with the
+// current A set (zmm A0..A2), and the loads L0..L2 (the next step's A
+// vectors into the other set, or nothing) after broadcasts 0, 2, 4.
+#define GK_FMA3(FMA, B, A0, A1, A2, C0, C1, C2)  \
+  FMA " %%zmm" B ", %%zmm" A0 ", %%zmm" C0 "\n\t" \
+  FMA " %%zmm" B ", %%zmm" A1 ", %%zmm" C1 "\n\t" \
+  FMA " %%zmm" B ", %%zmm" A2 ", %%zmm" C2 "\n\t"
+#define GK_BC(BC, OFF, B) BC " " OFF "(%[b]), %%zmm" B "\n\t"
+#define GK_LD(OFF, R) "vmovups " OFF "(%[a]), %%zmm" R "\n\t"
+#define GK_STEP(FMA, BC, BO0, BO1, BO2, BO3, BO4, BO5, BO6, BO7, A0, A1, A2, L0, L1, L2) \
+  GK_BC(BC, BO0, "6") GK_FMA3(FMA, "6", A0, A1, A2, "8", "9", "10") L0                      \
+  GK_BC(BC, BO1, "7") GK_FMA3(FMA, "7", A0, A1, A2, "11", "12", "13")                         \
+  GK_BC(BC, BO2, "6") GK_FMA3(FMA, "6", A0, A1, A2, "14", "15", "16") L1                      \
+  GK_BC(BC, BO3, "7") GK_FMA3(FMA, "7", A0, A1, A2, "17", "18", "19")                         \
+  GK_BC(BC, BO4, "6") GK_FMA3(FMA, "6", A0, A1, A2, "20", "21", "22") L2                      \
+  GK_BC(BC, BO5, "7") GK_FMA3(FMA, "7", A0, A1, A2, "23", "24", "25")                         \
+  GK_BC(BC, BO6, "6") GK_FMA3(FMA, "6", A0, A1, A2, "26", "27", "28")                         \
+  GK_BC(BC, BO7, "7") GK_FMA3(FMA, "7", A0, A1, A2, "29", "30", "31")
+// Loads of the A set at byte offset OFF into registers R0..R2.
+#define GK_LD3(OFF0, OFF1, OFF2, R0, R1, R2) GK_LD(OFF0, R0) GK_LD(OFF1, R1) GK_LD(OFF2, R2)
+
+// The loop over kc >= 1 depth steps, both types: set 0 = zmm0-2, set 1 =
+// zmm3-5.  Steps go in pairs (set 0, then set 1), each pair loading the
+// sets of the next two steps; the last one or two steps load nothing past
+// the panel.  S0/S1: one step on set 0 (loading set 1 from +192 bytes) and
+// on set 1 (loading set 0 from +384); S0_LAST/S1_LAST the same without loads.
+#define GK_LOOP(S0, S1, S0_LAST, S1_LAST, BSTEP2)                      \
+  GK_ACC_LOAD                                                          \
+  GK_LD3("0", "64", "128", "0", "1", "2")                              \
+  "test %[pairs], %[pairs]\n\t"                                       \
+  "jz 2f\n\t"                                                         \
+  "1:\n\t" S0 S1                                                      \
+  "add $384, %[a]\n\t"                                                \
+  "add $" BSTEP2 ", %[b]\n\t"                                         \
+  "dec %[pairs]\n\t"                                                  \
+  "jnz 1b\n\t"                                                        \
+  "2:\n\t"                                                            \
+  "test %[two], %[two]\n\t"                                           \
+  "jz 3f\n\t" S0 S1_LAST                                              \
+  "jmp 4f\n\t"                                                        \
+  "3:\n\t" S0_LAST                                                    \
+  "4:\n\t"                                                            \
+  GK_ACC_STORE
+
+// acc[j][r] at byte 64 (3j + r) of the array <-> zmm(8 + 3j + r).
+#define GK_ACC1(OP, OFF, R) OP " " OFF "(%[acc]), %%zmm" R "\n\t"
+#define GK_ACC1S(OFF, R) "vmovups %%zmm" R ", " OFF "(%[acc])\n\t"
+#define GK_ACC_EACH(M)                                                                    \
+  M("0", "8") M("64", "9") M("128", "10") M("192", "11") M("256", "12") M("320", "13")    \
+  M("384", "14") M("448", "15") M("512", "16") M("576", "17") M("640", "18")              \
+  M("704", "19") M("768", "20") M("832", "21") M("896", "22") M("960", "23")              \
+  M("1024", "24") M("1088", "25") M("1152", "26") M("1216", "27") M("1280", "28")         \
+  M("1344", "29") M("1408", "30") M("1472", "31")
+#define GK_ACC_LOAD1(OFF, R) GK_ACC1("vmovups", OFF, R)
+#define GK_ACC_LOAD GK_ACC_EACH(GK_ACC_LOAD1)
+#define GK_ACC_STORE GK_ACC_EACH(GK_ACC1S)
+
+#define GK_NEXT1 GK_LD("192", "3"), GK_LD("256", "4"), GK_LD("320", "5")
+#define GK_NEXT0 GK_LD("384", "0"), GK_LD("448", "1"), GK_LD("512", "2")
+#define GK_NONE "", "", ""
+#define GK_F32_S0(L) GK_STEP("vfmadd231ps", "vbroadcastss", "0", "4", "8", "12", "16", "20", "24", "28", "0", "1", "2", L)
+#define GK_F32_S1(L) GK_STEP("vfmadd231ps", "vbroadcastss", "32", "36", "40", "44", "48", "52", "56", "60", "3", "4", "5", L)
+#define GK_F64_S0(L) GK_STEP("vfmadd231pd", "vbroadcastsd", "0", "8", "16", "24", "32", "40", "48", "56", "0", "1", "2", L)
+#define GK_F64_S1(L) GK_STEP("vfmadd231pd", "vbroadcastsd", "64", "72", "80", "88", "96", "104", "112", "120", "3", "4", "5", L)
+#endif
+
+#if defined(GEMMKIT_PIPELINED_ASM)
+#define GK_OPERANDS                                                                     \
+  : [a] "+r"(a), [b] "+r"(b), [pairs] "+r"(pairs)                                        \
+  : [two] "r"(two), [acc] "r"(&acc[0][0])                                                \
+  : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9",      \
+    "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "xmm16", "xmm17", "xmm18",     \
+    "xmm19", "xmm20", "xmm21", "xmm22", "xmm23", "xmm24", "xmm25", "xmm26", "xmm27",     \
+    "xmm28", "xmm29", "xmm30", "xmm31", "cc", "memory"
+
+// acc[j][r] += sum over the kc >= 1 steps of the packed panels.
+template <class T, class Reg>
+GEMMKIT_INLINE void depth_loop(index_t kc, const T* a, const T* b, Reg (&acc)[8][3]) {
+  index_t pairs = (kc - 1) / 2;           // pairs whose loads stay inside the panel
+  const index_t two = kc - 2 * pairs == 2;  // then one more pair, or one step
+  if constexpr (sizeof(T) == 4) {
+    __asm__ volatile(GK_LOOP(GK_F32_S0(GK_NEXT1), GK_F32_S1(GK_NEXT0), GK_F32_S0(GK_NONE),
+                             GK_F32_S1(GK_NONE), "64") GK_OPERANDS);
+  } else {
+    __asm__ volatile(GK_LOOP(GK_F64_S0(GK_NEXT1), GK_F64_S1(GK_NEXT0), GK_F64_S0(GK_NONE),
+                             GK_F64_S1(GK_NONE), "128") GK_OPERANDS);
+  }
+}
+#endif
+
+}  // namespace pipelined_detail
+
+// The float32/float64 family of the square tile: WidenFamily's packing and
+// layout at 3 x 8, with the depth loop above.
+template <class Token, class T>
+struct PipelinedFamily : WidenFamily<Token, T, T, 3, 8> {
+  using Base = WidenFamily<Token, T, T, 3, 8>;
+  using Reg = typename Base::Reg;
+  static GEMMKIT_INLINE void accumulate(index_t kc, const T* a, const T* b, Reg (&acc)[8][3]) {
+#if defined(GEMMKIT_PIPELINED_ASM)
+    if (kc > 0) pipelined_detail::depth_loop(kc, a, b, acc);
+#else
+    Base::accumulate(kc, a, b, acc);
+#endif
+  }
+};
+
+}  // namespace gemmkit::kernel

@@ -1,0 +1,86 @@
+// avx512f unit of the kernel-family test: the hand-scheduled float32/float64
+// depth loop of the square tile (cpp/src/kernel/pipelined_avx512.hpp) gives
+// the bits of the generic 3 x 8 loop it replaces, for every depth 1..64 and
+// a few long ones (the loop runs steps in pairs and loads one step ahead,
+// so the tails differ by depth parity), with both packed panels ending at a
+// PROT_NONE page: a load past either panel faults.  Seeds of every sign and
+// inputs with mixed magnitudes make any reordering of the sums visible.
+#include "simd/avx512f.hpp"
+#define GEMMKIT_TOKEN isa_avx512f::Avx512F
+#include "dot_test-inl.hpp"
+#include "kernel/pipelined_avx512.hpp"
+
+namespace gemmkit::isa_avx512f {
+
+namespace {
+
+using dot_test::Guarded;
+using dot_test::Rng;
+
+template <class T>
+T sample(Rng& rng) {
+  // Mantissa-rich values from 2^-12 to 2^12, either sign.
+  const double unit = double(rng.next() >> 11) * (1.0 / 9007199254740992.0);
+  const int exp = int(rng.range(-12, 12));
+  const double v = (0.5 + unit) * double(1u << (exp + 12)) / 4096.0;
+  return T(rng.next() & 1 ? -v : v);
+}
+
+template <class T>
+int run_depth(Rng& rng, index_t kc, int& cases) {
+  using Fast = kernel::PipelinedFamily<Avx512F, T>;
+  using Generic = kernel::WidenFamily<Avx512F, T, T, 3, 8>;
+  using Reg = typename Fast::Reg;
+  const size_t a_len = size_t(Fast::a_panel_size(kc)), b_len = size_t(Fast::b_panel_size(kc));
+  Guarded ga, gb;
+  if (!ga.alloc(a_len * sizeof(T)) || !gb.alloc(b_len * sizeof(T))) {
+    printf("  FAIL: cannot map guarded panels (kc %ld)\n", long(kc));
+    return 1;
+  }
+  T* a = reinterpret_cast<T*>(ga.data);
+  T* b = reinterpret_cast<T*>(gb.data);
+  for (size_t i = 0; i < a_len; ++i) a[i] = sample<T>(rng);
+  for (size_t i = 0; i < b_len; ++i) b[i] = sample<T>(rng);
+  Reg fast[8][3], generic[8][3];
+  T seed[8][3][Fast::kLanes];
+  for (auto& col : seed)
+    for (auto& reg : col)
+      for (T& x : reg) x = sample<T>(rng);
+  for (int j = 0; j < 8; ++j)
+    for (int r = 0; r < 3; ++r) fast[j][r] = generic[j][r] = Fast::Ops::loadu(seed[j][r]);
+  Fast::accumulate(kc, a, b, fast);
+  Generic::accumulate(kc, a, b, generic);
+  ++cases;
+  int failures = 0;
+  for (int j = 0; j < 8; ++j)
+    for (int r = 0; r < 3; ++r) {
+      T x[Fast::kLanes], y[Fast::kLanes];
+      Fast::Ops::storeu(x, fast[j][r]);
+      Fast::Ops::storeu(y, generic[j][r]);
+      if (memcmp(x, y, sizeof x) != 0 && failures++ == 0)
+        printf("  FAIL: %s kc %ld: column %d rows %d.. differ from the generic loop\n",
+               sizeof(T) == 4 ? "float32" : "float64", long(kc), j, r * Fast::kLanes);
+    }
+  ga.release();
+  gb.release();
+  return failures;
+}
+
+}  // namespace
+
+int run_dot_kernel_tests() {
+  Rng rng{0x5eed0512u};
+  int cases = 0, failures = 0;
+  for (index_t kc = 1; kc <= 64; ++kc) {
+    failures += run_depth<float>(rng, kc, cases);
+    failures += run_depth<double>(rng, kc, cases);
+  }
+  for (index_t kc : {255, 256, 767, 768}) {
+    failures += run_depth<float>(rng, kc, cases);
+    failures += run_depth<double>(rng, kc, cases);
+  }
+  printf("  avx512f square tile depth loop: %d cases, %d failed\n", cases, failures);
+  return failures;
+}
+
+}  // namespace gemmkit::isa_avx512f
