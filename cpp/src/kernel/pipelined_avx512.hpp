@@ -3,7 +3,7 @@
 //
 // Why a hand-scheduled loop: on a core with two 512-bit FMA units every
 // load in the depth loop costs FMA throughput (measured on a Xeon with AMX,
-// 2026-12-05: 24 register-only FMAs per step run at the peak, with 12
+// 2026-12-04: 24 register-only FMAs per step run at the peak, with 12
 // broadcasts beside them at 94%, with 2 vector loads + 12 broadcasts, the
 // 32x12 tile's mix, at 86%).  A 3 x 8 tile needs 3 vector loads + 8
 // broadcasts per 24 FMAs, and this loop loads the next step's 3 A vectors
@@ -124,6 +124,26 @@ GEMMKIT_INLINE void depth_loop(index_t kc, const T* a, const T* b, Reg (&acc)[8]
                              GK_F64_S1(GK_NONE), "128") GK_OPERANDS);
   }
 }
+#undef GK_FMA3
+#undef GK_BC
+#undef GK_LD
+#undef GK_STEP
+#undef GK_LD3
+#undef GK_LOOP
+#undef GK_ACC1
+#undef GK_ACC1S
+#undef GK_ACC_EACH
+#undef GK_ACC_LOAD1
+#undef GK_ACC_LOAD
+#undef GK_ACC_STORE
+#undef GK_NEXT1
+#undef GK_NEXT0
+#undef GK_NONE
+#undef GK_F32_S0
+#undef GK_F32_S1
+#undef GK_F64_S0
+#undef GK_F64_S1
+#undef GK_OPERANDS
 #endif
 
 }  // namespace pipelined_detail

@@ -1,4 +1,4 @@
-// L7 target avx512f: 32x12 tiles (f64 16x12): 24 zmm accumulators + 2 A + 1 B = 27 of 32 zmm registers; 32x8 for skinny outputs.
+// L7 target avx512f: 32x12 tiles (f64 16x12): 24 zmm accumulators + 2 A + 1 B = 27 of 32 zmm registers; 32x8 for skinny outputs; float32/float64 squares 48x8 (24x8) with a hand-scheduled depth loop.
 #pragma once
 #include "simd/avx512f.hpp"
 #define GEMMKIT_TOKEN isa_avx512f::Avx512F
