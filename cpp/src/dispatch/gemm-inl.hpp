@@ -60,12 +60,13 @@ int family_one(const GemmTask<typename Family<0>::L, typename Family<0>::A, O>& 
   }
   // Large in both dimensions: the square tile (kernel/pipelined_avx512.hpp
   // says why it is faster there).  Not where the driver would read B in
-  // place (at most 8 of its row tiles: its in-place loop is the generic
-  // one) nor for a prepacked A (in the main tile's layout); the depth is
-  // sliced for the main NR, so the bits are the main tile's.
+  // place (its in-place loop is the generic one) nor for a prepacked A (in
+  // the main tile's layout); the depth is sliced for the main NR, so the
+  // bits are the main tile's.
   if constexpr (!std::is_void_v<SQUARE>) {
-    if (!t.packed_a && t.m > 8 * SQUARE::kMr && t.n >= 8 * NR)
-      return driver::BlockedGemm<SQUARE, O>::run(t, NR);
+    using Square = driver::BlockedGemm<SQUARE, O>;
+    if (!t.packed_a && t.m > 8 * SQUARE::kMr && t.n >= 8 * NR && !Square::reads_b_in_place(t))
+      return Square::run(t, NR);
   }
   if constexpr (SKINNY_NR > 0) {
     if (t.n < 8 * NR) {
