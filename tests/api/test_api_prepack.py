@@ -136,17 +136,18 @@ def test_short_tiles_equal_the_main_tile_bitwise(float_dtype, la, n):
     _assert_plain_equals_prepacked(m, n, k, float_dtype, la)
 
 
-@pytest.mark.parametrize("n, k", [(401, 1537), (520, 769), (700, 64)])
+@pytest.mark.parametrize("m, n, k", [(300, 401, 1537), (300, 520, 769), (150, 700, 64),
+                                     (150, 401, 1537), (40, 520, 769), (16, 401, 300)])
 @pytest.mark.parametrize("la", ["C", "F"])
 @pytest.mark.parametrize("float_dtype", ["float32", "float64"])
-def test_square_tiles_equal_the_main_tile_bitwise(float_dtype, la, n, k):
+def test_square_tiles_equal_the_main_tile_bitwise(float_dtype, la, m, n, k):
     # Products large in both dimensions run, seen transposed, on the square
-    # tile (avx512f: 3 registers x 8 columns, hand-scheduled depth loop;
+    # tile (avx512f: 3 registers x 8 columns, hand-scheduled depth loops;
     # dispatch/gemm-inl.hpp) when B is plain, and on the main tile when it is
     # prepacked: the same products in the same order, so the same bits.
-    # Ragged edges on both sides; depths of one and several slices; C^T's
-    # 300 columns keep the driver from reading A in place (its generic loop).
-    m = 300
+    # Ragged edges; depths of one and several slices; C^T with 300 columns
+    # packs the kernel's B, with at most 256 the driver reads it in place
+    # (the second loop), 16 and 40 columns are whole square tiles.
     _assert_plain_equals_prepacked(m, n, k, float_dtype, la)
 
 

@@ -58,15 +58,19 @@ int family_one(const GemmTask<typename Family<0>::L, typename Family<0>::A, O>& 
     using Short = typename Main::template Short<SHORT_NR>;
     if (!t.packed_a && t.m <= Short::kMr) return driver::BlockedGemm<Short, O>::run(t, NR);
   }
-  // Large in both dimensions: the square tile (kernel/pipelined_avx512.hpp
-  // says why it is faster there).  Not where the driver would read B in
-  // place (its in-place loop is the generic one) nor for a prepacked A (in
-  // the main tile's layout); the depth is sliced for the main NR, so the
-  // bits are the main tile's.
+  // More than 8 of its row tiles and at least two of its column tiles: the
+  // square tile (kernel/pipelined_avx512.hpp says why it is faster), unless
+  // its columns would pad C more than the main tile's (few columns: 12 or
+  // 36 fill 12-wide tiles exactly).  Not for a prepacked A (in the main
+  // tile's layout); the depth is sliced for the main NR, so the bits are
+  // the main tile's.
   if constexpr (!std::is_void_v<SQUARE>) {
-    using Square = driver::BlockedGemm<SQUARE, O>;
-    if (!t.packed_a && t.m > 8 * SQUARE::kMr && t.n >= 8 * NR && !Square::reads_b_in_place(t))
-      return Square::run(t, NR);
+    constexpr index_t kSqNr = SQUARE::kNr;
+    const index_t pad_square = (t.n + kSqNr - 1) / kSqNr * kSqNr - t.n;
+    const index_t pad_main = (t.n + NR - 1) / NR * NR - t.n;
+    if (!t.packed_a && t.m > 8 * SQUARE::kMr && t.n >= 2 * kSqNr &&
+        (t.n >= 8 * NR || pad_square <= pad_main))
+      return driver::BlockedGemm<SQUARE, O>::run(t, NR);
   }
   if constexpr (SKINNY_NR > 0) {
     if (t.n < 8 * NR) {

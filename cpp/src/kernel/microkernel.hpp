@@ -302,6 +302,15 @@ struct Microkernel {
     Store<O>::prefetch_c(m_eff, n_eff, s);
     Reg acc[kNr][kMrReg];
     init(acc, m_eff, n_eff, nullptr);
+    if constexpr (requires { Family::accumulate_columns(kc, a, b, b_cs, acc); }) {
+      // A family with its own loop over in-place columns (the avx512f square
+      // tile, pipelined_avx512.hpp): full-width tiles of a packed A.
+      if (b_cols && a_step == Loop::kMr && n_eff == kNr) {
+        Family::accumulate_columns(kc, a, b, b_cs, acc);
+        Store<O>::store(acc, m_eff, n_eff, s);
+        return;
+      }
+    }
     if (b_cols) {
       // kNr columns read in place, each its own stream (rows of a row-major
       // A, a stride apart).  On a tile of one register of rows (the short

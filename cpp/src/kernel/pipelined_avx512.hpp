@@ -35,7 +35,7 @@ namespace pipelined_detail {
 // Registers: A sets zmm0-2 and zmm3-5, broadcasts zmm6/zmm7, acc[j][r] in
 // zmm(8 + 3j + r), loaded from and stored back to the caller's acc array
 // (GCC takes at most 30 asm operands, an in-out register counting twice).
-// One depth step: B element j (at offset BOj of the b pointer) broadcast
+// One depth step: B element j (at address BOj) broadcast
 // into zmm6 / zmm7 alternately, three FMAs into acc[j][0..2] with the
 // current A set (zmm A0..A2), and the loads L0..L2 (the next step's A
 // vectors into the other set, or nothing) after broadcasts 0, 2, 4.
@@ -43,7 +43,7 @@ namespace pipelined_detail {
   FMA " %%zmm" B ", %%zmm" A0 ", %%zmm" C0 "\n\t" \
   FMA " %%zmm" B ", %%zmm" A1 ", %%zmm" C1 "\n\t" \
   FMA " %%zmm" B ", %%zmm" A2 ", %%zmm" C2 "\n\t"
-#define GK_BC(BC, OFF, B) BC " " OFF "(%[b]), %%zmm" B "\n\t"
+#define GK_BC(BC, ADDR, B) BC " " ADDR ", %%zmm" B "\n\t"
 #define GK_LD(OFF, R) "vmovups " OFF "(%[a]), %%zmm" R "\n\t"
 #define GK_STEP(FMA, BC, BO0, BO1, BO2, BO3, BO4, BO5, BO6, BO7, A0, A1, A2, L0, L1, L2) \
   GK_BC(BC, BO0, "6") GK_FMA3(FMA, "6", A0, A1, A2, "8", "9", "10") L0                      \
@@ -61,15 +61,16 @@ namespace pipelined_detail {
 // zmm3-5.  Steps go in pairs (set 0, then set 1), each pair loading the
 // sets of the next two steps; the last one or two steps load nothing past
 // the panel.  S0/S1: one step on set 0 (loading set 1 from +192 bytes) and
-// on set 1 (loading set 0 from +384); S0_LAST/S1_LAST the same without loads.
-#define GK_LOOP(S0, S1, S0_LAST, S1_LAST, BSTEP2)                      \
+// on set 1 (loading set 0 from +384); S0_LAST/S1_LAST the same without loads;
+// B_ADVANCE moves the B pointers two steps on.
+#define GK_LOOP(S0, S1, S0_LAST, S1_LAST, B_ADVANCE)                   \
   GK_ACC_LOAD                                                          \
   GK_LD3("0", "64", "128", "0", "1", "2")                              \
   "test %[pairs], %[pairs]\n\t"                                       \
   "jz 2f\n\t"                                                         \
   "1:\n\t" S0 S1                                                      \
   "add $384, %[a]\n\t"                                                \
-  "add $" BSTEP2 ", %[b]\n\t"                                         \
+  B_ADVANCE                                                           \
   "dec %[pairs]\n\t"                                                  \
   "jnz 1b\n\t"                                                        \
   "2:\n\t"                                                            \
@@ -96,32 +97,77 @@ namespace pipelined_detail {
 #define GK_NEXT1 GK_LD("192", "3"), GK_LD("256", "4"), GK_LD("320", "5")
 #define GK_NEXT0 GK_LD("384", "0"), GK_LD("448", "1"), GK_LD("512", "2")
 #define GK_NONE "", "", ""
-#define GK_F32_S0(L) GK_STEP("vfmadd231ps", "vbroadcastss", "0", "4", "8", "12", "16", "20", "24", "28", "0", "1", "2", L)
-#define GK_F32_S1(L) GK_STEP("vfmadd231ps", "vbroadcastss", "32", "36", "40", "44", "48", "52", "56", "60", "3", "4", "5", L)
-#define GK_F64_S0(L) GK_STEP("vfmadd231pd", "vbroadcastsd", "0", "8", "16", "24", "32", "40", "48", "56", "0", "1", "2", L)
-#define GK_F64_S1(L) GK_STEP("vfmadd231pd", "vbroadcastsd", "64", "72", "80", "88", "96", "104", "112", "120", "3", "4", "5", L)
+// Packed B: 8 elements per step at %[b].
+#define GK_PACKED(O0, O1, O2, O3, O4, O5, O6, O7)                                  \
+  O0 "(%[b])", O1 "(%[b])", O2 "(%[b])", O3 "(%[b])", O4 "(%[b])", O5 "(%[b])", \
+      O6 "(%[b])", O7 "(%[b])"
+// B read in place: 8 columns a stride %[cs] bytes apart, 0-3 from %[b] and
+// 4-7 from %[b4] (cs3 = 3 cs), element O bytes down each.
+#define GK_COLUMNS(O)                                                                   \
+  O "(%[b])", O "(%[b],%[cs],1)", O "(%[b],%[cs],2)", O "(%[b],%[cs3],1)", O "(%[b4])", \
+      O "(%[b4],%[cs],1)", O "(%[b4],%[cs],2)", O "(%[b4],%[cs3],1)"
+// (B addresses, A set, loads): variadic, as each is a list of its own.
+#define GK_F32(...) GK_STEP("vfmadd231ps", "vbroadcastss", __VA_ARGS__)
+#define GK_F64(...) GK_STEP("vfmadd231pd", "vbroadcastsd", __VA_ARGS__)
+#define GK_SET0 "0", "1", "2"
+#define GK_SET1 "3", "4", "5"
+#define GK_LOOP_OF(OP, B0, B1, ADVANCE)                                                  \
+  GK_LOOP(OP(B0, GK_SET0, GK_NEXT1), OP(B1, GK_SET1, GK_NEXT0), OP(B0, GK_SET0, GK_NONE), \
+          OP(B1, GK_SET1, GK_NONE), ADVANCE)
 #endif
 
 #if defined(GEMMKIT_PIPELINED_ASM)
-#define GK_OPERANDS                                                                     \
-  : [a] "+r"(a), [b] "+r"(b), [pairs] "+r"(pairs)                                        \
-  : [two] "r"(two), [acc] "r"(&acc[0][0])                                                \
-  : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9",      \
-    "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "xmm16", "xmm17", "xmm18",     \
-    "xmm19", "xmm20", "xmm21", "xmm22", "xmm23", "xmm24", "xmm25", "xmm26", "xmm27",     \
-    "xmm28", "xmm29", "xmm30", "xmm31", "cc", "memory"
+#define GK_CLOBBERS                                                                     \
+  "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", \
+      "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "xmm16", "xmm17", "xmm18", "xmm19",      \
+      "xmm20", "xmm21", "xmm22", "xmm23", "xmm24", "xmm25", "xmm26", "xmm27", "xmm28",      \
+      "xmm29", "xmm30", "xmm31", "cc", "memory"
 
-// acc[j][r] += sum over the kc >= 1 steps of the packed panels.
+// acc[j][r] += sum over the kc >= 1 steps of a packed A panel and a packed
+// B panel.
 template <class T, class Reg>
 GEMMKIT_INLINE void depth_loop(index_t kc, const T* a, const T* b, Reg (&acc)[8][3]) {
   index_t pairs = (kc - 1) / 2;           // pairs whose loads stay inside the panel
   const index_t two = kc - 2 * pairs == 2;  // then one more pair, or one step
   if constexpr (sizeof(T) == 4) {
-    __asm__ volatile(GK_LOOP(GK_F32_S0(GK_NEXT1), GK_F32_S1(GK_NEXT0), GK_F32_S0(GK_NONE),
-                             GK_F32_S1(GK_NONE), "64") GK_OPERANDS);
+    __asm__ volatile(GK_LOOP_OF(GK_F32, GK_PACKED("0", "4", "8", "12", "16", "20", "24", "28"),
+                                GK_PACKED("32", "36", "40", "44", "48", "52", "56", "60"),
+                                "add $64, %[b]\n\t")
+                     : [a] "+r"(a), [b] "+r"(b), [pairs] "+r"(pairs)
+                     : [two] "r"(two), [acc] "r"(&acc[0][0])
+                     : GK_CLOBBERS);
   } else {
-    __asm__ volatile(GK_LOOP(GK_F64_S0(GK_NEXT1), GK_F64_S1(GK_NEXT0), GK_F64_S0(GK_NONE),
-                             GK_F64_S1(GK_NONE), "128") GK_OPERANDS);
+    __asm__ volatile(GK_LOOP_OF(GK_F64, GK_PACKED("0", "8", "16", "24", "32", "40", "48", "56"),
+                                GK_PACKED("64", "72", "80", "88", "96", "104", "112", "120"),
+                                "add $128, %[b]\n\t")
+                     : [a] "+r"(a), [b] "+r"(b), [pairs] "+r"(pairs)
+                     : [two] "r"(two), [acc] "r"(&acc[0][0])
+                     : GK_CLOBBERS);
+  }
+}
+
+// The same with B's 8 columns read in place, column j at b + j * b_cs
+// elements, contiguous along the depth.
+template <class T, class Reg>
+GEMMKIT_INLINE void depth_loop_columns(index_t kc, const T* a, const T* b, index_t b_cs,
+                                       Reg (&acc)[8][3]) {
+  index_t pairs = (kc - 1) / 2;
+  const index_t two = kc - 2 * pairs == 2;
+  const index_t cs = b_cs * index_t(sizeof(T));
+  const index_t cs3 = 3 * cs;
+  const T* b4 = b + 4 * b_cs;
+  if constexpr (sizeof(T) == 4) {
+    __asm__ volatile(GK_LOOP_OF(GK_F32, GK_COLUMNS("0"), GK_COLUMNS("4"),
+                                "add $8, %[b]\n\tadd $8, %[b4]\n\t")
+                     : [a] "+r"(a), [b] "+r"(b), [b4] "+r"(b4), [pairs] "+r"(pairs)
+                     : [two] "r"(two), [acc] "r"(&acc[0][0]), [cs] "r"(cs), [cs3] "r"(cs3)
+                     : GK_CLOBBERS);
+  } else {
+    __asm__ volatile(GK_LOOP_OF(GK_F64, GK_COLUMNS("0"), GK_COLUMNS("8"),
+                                "add $16, %[b]\n\tadd $16, %[b4]\n\t")
+                     : [a] "+r"(a), [b] "+r"(b), [b4] "+r"(b4), [pairs] "+r"(pairs)
+                     : [two] "r"(two), [acc] "r"(&acc[0][0]), [cs] "r"(cs), [cs3] "r"(cs3)
+                     : GK_CLOBBERS);
   }
 }
 #undef GK_FMA3
@@ -139,17 +185,20 @@ GEMMKIT_INLINE void depth_loop(index_t kc, const T* a, const T* b, Reg (&acc)[8]
 #undef GK_NEXT1
 #undef GK_NEXT0
 #undef GK_NONE
-#undef GK_F32_S0
-#undef GK_F32_S1
-#undef GK_F64_S0
-#undef GK_F64_S1
-#undef GK_OPERANDS
+#undef GK_PACKED
+#undef GK_COLUMNS
+#undef GK_F32
+#undef GK_F64
+#undef GK_SET0
+#undef GK_SET1
+#undef GK_LOOP_OF
+#undef GK_CLOBBERS
 #endif
 
 }  // namespace pipelined_detail
 
 // The float32/float64 family of the square tile: WidenFamily's packing and
-// layout at 3 x 8, with the depth loop above.
+// layout at 3 x 8, with the depth loops above.
 template <class Token, class T>
 struct PipelinedFamily : WidenFamily<Token, T, T, 3, 8> {
   using Base = WidenFamily<Token, T, T, 3, 8>;
@@ -159,6 +208,17 @@ struct PipelinedFamily : WidenFamily<Token, T, T, 3, 8> {
     if (kc > 0) pipelined_detail::depth_loop(kc, a, b, acc);
 #else
     Base::accumulate(kc, a, b, acc);
+#endif
+  }
+  // A whole tile whose B columns are read in place (Microkernel::run_inplace):
+  // column j at b + j * b_cs.
+  static GEMMKIT_INLINE void accumulate_columns(index_t kc, const T* a, const T* b, index_t b_cs,
+                                                Reg (&acc)[8][3]) {
+#if defined(GEMMKIT_PIPELINED_ASM)
+    if (kc > 0) pipelined_detail::depth_loop_columns(kc, a, b, b_cs, acc);
+#else
+    FloatKernel<Token, T, 3, 8>::accumulate(
+        kc, a, Base::kMr, [b, b_cs](index_t p, int j) { return b[j * b_cs + p]; }, acc);
 #endif
   }
 };

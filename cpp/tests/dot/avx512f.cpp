@@ -1,9 +1,10 @@
 // avx512f unit of the kernel-family test: the hand-scheduled float32/float64
-// depth loop of the square tile (cpp/src/kernel/pipelined_avx512.hpp) gives
-// the bits of the generic 3 x 8 loop it replaces, for every depth 1..64 and
-// a few long ones (the loop runs steps in pairs and loads one step ahead,
-// so the tails differ by depth parity), with both packed panels ending at a
-// PROT_NONE page: a load past either panel faults.  Seeds of every sign and
+// depth loops of the square tile (cpp/src/kernel/pipelined_avx512.hpp), over
+// a packed B panel and over B's 8 columns read in place, give the bits of
+// the generic 3 x 8 loop they replace, for every depth 1..64 and a few long
+// ones (the loops run steps in pairs and load one step ahead, so the tails
+// differ by depth parity), with the A panel and B ending at a PROT_NONE
+// page: a load past either faults.  Seeds of every sign and
 // inputs with mixed magnitudes make any reordering of the sums visible.
 #include "simd/avx512f.hpp"
 #define GEMMKIT_TOKEN isa_avx512f::Avx512F
@@ -41,28 +42,49 @@ int run_depth(Rng& rng, index_t kc, int& cases) {
   T* b = reinterpret_cast<T*>(gb.data);
   for (size_t i = 0; i < a_len; ++i) a[i] = sample<T>(rng);
   for (size_t i = 0; i < b_len; ++i) b[i] = sample<T>(rng);
-  Reg fast[8][3], generic[8][3];
-  T seed[8][3][Fast::kLanes];
-  for (auto& col : seed)
-    for (auto& reg : col)
-      for (T& x : reg) x = sample<T>(rng);
-  for (int j = 0; j < 8; ++j)
-    for (int r = 0; r < 3; ++r) fast[j][r] = generic[j][r] = Fast::Ops::loadu(seed[j][r]);
-  Fast::accumulate(kc, a, b, fast);
-  Generic::accumulate(kc, a, b, generic);
-  ++cases;
+  // B's columns in place: a stride of kc + 3 elements, the last column
+  // ending at the guard page.
+  const index_t b_cs = kc + 3;
+  Guarded gc;
+  if (!gc.alloc(size_t(7 * b_cs + kc) * sizeof(T))) {
+    printf("  FAIL: cannot map guarded columns (kc %ld)\n", long(kc));
+    return 1;
+  }
+  T* cols = reinterpret_cast<T*>(gc.data);
+  for (index_t i = 0; i < 7 * b_cs + kc; ++i) cols[i] = sample<T>(rng);
   int failures = 0;
-  for (int j = 0; j < 8; ++j)
-    for (int r = 0; r < 3; ++r) {
-      T x[Fast::kLanes], y[Fast::kLanes];
-      Fast::Ops::storeu(x, fast[j][r]);
-      Fast::Ops::storeu(y, generic[j][r]);
-      if (memcmp(x, y, sizeof x) != 0 && failures++ == 0)
-        printf("  FAIL: %s kc %ld: column %d rows %d.. differ from the generic loop\n",
-               sizeof(T) == 4 ? "float32" : "float64", long(kc), j, r * Fast::kLanes);
+  for (int in_place = 0; in_place < 2; ++in_place) {
+    Reg fast[8][3], generic[8][3];
+    T seed[8][3][Fast::kLanes];
+    for (auto& col : seed)
+      for (auto& reg : col)
+        for (T& x : reg) x = sample<T>(rng);
+    for (int j = 0; j < 8; ++j)
+      for (int r = 0; r < 3; ++r) fast[j][r] = generic[j][r] = Fast::Ops::loadu(seed[j][r]);
+    if (in_place) {
+      Fast::accumulate_columns(kc, a, cols, b_cs, fast);
+      kernel::FloatKernel<Avx512F, T, 3, 8>::accumulate(
+          kc, a, Fast::kMr, [cols, b_cs](index_t p, int j) { return cols[j * b_cs + p]; },
+          generic);
+    } else {
+      Fast::accumulate(kc, a, b, fast);
+      Generic::accumulate(kc, a, b, generic);
     }
+    ++cases;
+    for (int j = 0; j < 8; ++j)
+      for (int r = 0; r < 3; ++r) {
+        T x[Fast::kLanes], y[Fast::kLanes];
+        Fast::Ops::storeu(x, fast[j][r]);
+        Fast::Ops::storeu(y, generic[j][r]);
+        if (memcmp(x, y, sizeof x) != 0 && failures++ == 0)
+          printf("  FAIL: %s kc %ld, B %s: column %d rows %d.. differ from the generic loop\n",
+                 sizeof(T) == 4 ? "float32" : "float64", long(kc),
+                 in_place ? "in place" : "packed", j, r * Fast::kLanes);
+      }
+  }
   ga.release();
   gb.release();
+  gc.release();
   return failures;
 }
 
@@ -79,7 +101,7 @@ int run_dot_kernel_tests() {
     failures += run_depth<float>(rng, kc, cases);
     failures += run_depth<double>(rng, kc, cases);
   }
-  printf("  avx512f square tile depth loop: %d cases, %d failed\n", cases, failures);
+  printf("  avx512f square tile depth loops: %d cases, %d failed\n", cases, failures);
   return failures;
 }
 
