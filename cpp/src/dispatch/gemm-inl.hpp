@@ -166,7 +166,7 @@ dispatch::Descriptor<typename Family<0>::L> family_descriptor() {
   } else {
     d.run = &family_gemm<Family, SKINNY_NR, L, SHORT_NR, SQUARE>;
     if constexpr (std::is_same_v<L, float16> || std::is_same_v<L, bfloat16>) {
-      d.run_f32 = &family_gemm<Family, SKINNY_NR, float>;
+      d.run_f32 = &family_gemm<Family, SKINNY_NR, float, 0, SQUARE>;
     }
   }
   d.packed_kc = &family_packed_kc<Family>;

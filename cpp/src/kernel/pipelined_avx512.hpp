@@ -1,5 +1,6 @@
-// L4 kernel: the hand-scheduled AVX-512 depth loop of the float32/float64
-// square tile (3 registers of rows x 8 columns: 48x8 float32, 24x8 float64).
+// L4 kernel: the hand-scheduled AVX-512 depth loops of the square tile
+// (3 registers of rows x 8 columns: 48x8 float32, 24x8 float64; float16 and
+// bfloat16 widen to the float32 tile).
 //
 // Why a hand-scheduled loop: on a core with two 512-bit FMA units every
 // load in the depth loop costs FMA throughput (measured on a Xeon with AMX,
@@ -201,13 +202,15 @@ GEMMKIT_INLINE void depth_loop_columns(index_t kc, const T* a, const T* b, index
 
 }  // namespace pipelined_detail
 
-// The float32/float64 family of the square tile: WidenFamily's packing and
-// layout at 3 x 8, with the depth loops above.
-template <class Token, class T>
-struct PipelinedFamily : WidenFamily<Token, T, T, 3, 8> {
-  using Base = WidenFamily<Token, T, T, 3, 8>;
+// The square tile's family: WidenFamily's packing and layout at 3 x 8 for
+// input L and accumulator A (float or double; float16/bfloat16 inputs are
+// widened while packing, so the loop is the float one), with the depth
+// loops above.  B's columns are read in place only where L is A.
+template <class Token, class L, class A = L>
+struct PipelinedFamily : WidenFamily<Token, L, A, 3, 8> {
+  using Base = WidenFamily<Token, L, A, 3, 8>;
   using Reg = typename Base::Reg;
-  static GEMMKIT_INLINE void accumulate(index_t kc, const T* a, const T* b, Reg (&acc)[8][3]) {
+  static GEMMKIT_INLINE void accumulate(index_t kc, const A* a, const A* b, Reg (&acc)[8][3]) {
 #if defined(GEMMKIT_PIPELINED_ASM)
     if (kc > 0) pipelined_detail::depth_loop(kc, a, b, acc);
 #else
@@ -216,12 +219,14 @@ struct PipelinedFamily : WidenFamily<Token, T, T, 3, 8> {
   }
   // A whole tile whose B columns are read in place (Microkernel::run_inplace):
   // column j at b + j * b_cs.
-  static GEMMKIT_INLINE void accumulate_columns(index_t kc, const T* a, const T* b, index_t b_cs,
-                                                Reg (&acc)[8][3]) {
+  static GEMMKIT_INLINE void accumulate_columns(index_t kc, const A* a, const A* b, index_t b_cs,
+                                                Reg (&acc)[8][3])
+    requires(Base::kInplace)
+  {
 #if defined(GEMMKIT_PIPELINED_ASM)
     if (kc > 0) pipelined_detail::depth_loop_columns(kc, a, b, b_cs, acc);
 #else
-    FloatKernel<Token, T, 3, 8>::accumulate(
+    FloatKernel<Token, A, 3, 8>::accumulate(
         kc, a, Base::kMr, [b, b_cs](index_t p, int j) { return b[j * b_cs + p]; }, acc);
 #endif
   }

@@ -4,7 +4,8 @@
 namespace gemmkit::isa_avx512f {
 
 dispatch::Descriptor<bfloat16> bf16_descriptor() {
-  return family_descriptor<Widen<bfloat16, float, kMrReg, kNr>::Family, kSkinnyNr>();
+  return family_descriptor<Widen<bfloat16, float, kMrReg, kNr>::Family, kSkinnyNr, 0,
+                           SquareFamily<bfloat16, float>>();
 }
 
 }  // namespace gemmkit::isa_avx512f

@@ -4,7 +4,8 @@
 namespace gemmkit::isa_avx512f {
 
 dispatch::Descriptor<float16> f16_descriptor() {
-  return family_descriptor<Widen<float16, float, kMrReg, kNr>::Family, kSkinnyNr>();
+  return family_descriptor<Widen<float16, float, kMrReg, kNr>::Family, kSkinnyNr, 0,
+                           SquareFamily<float16, float>>();
 }
 
 }  // namespace gemmkit::isa_avx512f

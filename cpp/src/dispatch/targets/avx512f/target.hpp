@@ -1,4 +1,4 @@
-// L7 target avx512f: 32x12 tiles (f64 16x12): 24 zmm accumulators + 2 A + 1 B = 27 of 32 zmm registers; 32x8 for skinny outputs; float32/float64 squares 48x8 (24x8) with a hand-scheduled depth loop.
+// L7 target avx512f: 32x12 tiles (f64 16x12): 24 zmm accumulators + 2 A + 1 B = 27 of 32 zmm registers; 32x8 for skinny outputs; float, float16 and bfloat16 squares 48x8 (f64 24x8) with a hand-scheduled depth loop.
 #pragma once
 #include "simd/avx512f.hpp"
 #define GEMMKIT_TOKEN isa_avx512f::Avx512F
@@ -13,10 +13,11 @@ constexpr int kSkinnyNr = 8;  // 0: no narrower tile
 // 1-register x 12 tile, 12 accumulators; no wider, because a B read in
 // place needs one general register per column and 24 would spill them.
 constexpr int kShortNr = 12;
-// float32/float64 products large in both dimensions: 3 registers x 8
-// columns with a hand-scheduled depth loop (kernel/pipelined_avx512.hpp).
-template <class T>
-using SquareFamily = kernel::PipelinedFamily<Avx512F, T>;
+// Products large in both dimensions: 3 registers x 8 columns with a
+// hand-scheduled depth loop (kernel/pipelined_avx512.hpp), for input L and
+// accumulator A.
+template <class L, class A = L>
+using SquareFamily = kernel::PipelinedFamily<Avx512F, L, A>;
 // Complex tiles (kernel/complex.hpp) hold two accumulators per register of
 // rows; int64 tiles leave room for the multiply's temporaries.
 constexpr int kComplexMrReg = 2;
