@@ -102,23 +102,26 @@ namespace pipelined_detail {
 #define GK_NEXT1 GK_LD("192", "3"), GK_LD("256", "4"), GK_LD("320", "5")
 #define GK_NEXT0 GK_LD("384", "0"), GK_LD("448", "1"), GK_LD("512", "2")
 #define GK_NONE "", "", ""
-// Packed B: 8 elements per step at %[b].
-#define GK_PACKED(O0, O1, O2, O3, O4, O5, O6, O7)                                  \
-  O0 "(%[b])", O1 "(%[b])", O2 "(%[b])", O3 "(%[b])", O4 "(%[b])", O5 "(%[b])", \
-      O6 "(%[b])", O7 "(%[b])"
+// The 8 B addresses of one step, as a parenthesized list (so it passes
+// through macro arguments whole; GK_UNPACK opens it).  Packed B: 8
+// elements per step at %[b].
+#define GK_PACKED(O0, O1, O2, O3, O4, O5, O6, O7)                                   \
+  (O0 "(%[b])", O1 "(%[b])", O2 "(%[b])", O3 "(%[b])", O4 "(%[b])", O5 "(%[b])", \
+   O6 "(%[b])", O7 "(%[b])")
 // B read in place: 8 columns a stride %[cs] bytes apart, 0-3 from %[b] and
 // 4-7 from %[b4] (cs3 = 3 cs), element O bytes down each.
-#define GK_COLUMNS(O)                                                                   \
-  O "(%[b])", O "(%[b],%[cs],1)", O "(%[b],%[cs],2)", O "(%[b],%[cs3],1)", O "(%[b4])", \
-      O "(%[b4],%[cs],1)", O "(%[b4],%[cs],2)", O "(%[b4],%[cs3],1)"
+#define GK_COLUMNS(O)                                                                    \
+  (O "(%[b])", O "(%[b],%[cs],1)", O "(%[b],%[cs],2)", O "(%[b],%[cs3],1)", O "(%[b4])", \
+   O "(%[b4],%[cs],1)", O "(%[b4],%[cs],2)", O "(%[b4],%[cs3],1)")
+#define GK_UNPACK(...) __VA_ARGS__
 // (B addresses, A set, loads): variadic, as each is a list of its own.
 #define GK_F32(...) GK_STEP("vfmadd231ps", "vbroadcastss", __VA_ARGS__)
 #define GK_F64(...) GK_STEP("vfmadd231pd", "vbroadcastsd", __VA_ARGS__)
 #define GK_SET0 "0", "1", "2"
 #define GK_SET1 "3", "4", "5"
-#define GK_LOOP_OF(OP, B0, B1, ADVANCE)                                                  \
-  GK_LOOP(OP(B0, GK_SET0, GK_NEXT1), OP(B1, GK_SET1, GK_NEXT0), OP(B0, GK_SET0, GK_NONE), \
-          OP(B1, GK_SET1, GK_NONE), ADVANCE)
+#define GK_LOOP_OF(OP, B0, B1, ADVANCE)                                            \
+  GK_LOOP(OP(GK_UNPACK B0, GK_SET0, GK_NEXT1), OP(GK_UNPACK B1, GK_SET1, GK_NEXT0), \
+          OP(GK_UNPACK B0, GK_SET0, GK_NONE), OP(GK_UNPACK B1, GK_SET1, GK_NONE), ADVANCE)
 #endif
 
 #if defined(GEMMKIT_PIPELINED_ASM)
@@ -128,6 +131,19 @@ namespace pipelined_detail {
       "xmm20", "xmm21", "xmm22", "xmm23", "xmm24", "xmm25", "xmm26", "xmm27", "xmm28",      \
       "xmm29", "xmm30", "xmm31", "cc", "memory"
 
+// The asm statements of the two loops, OP the type's step (GK_F32/GK_F64).
+#define GK_ASM_PACKED(OP, B0, B1, ADVANCE)                         \
+  __asm__ volatile(GK_LOOP_OF(OP, B0, B1, "add $" ADVANCE ", %[b]\n\t") \
+                   : [a] "+r"(a), [b] "+r"(b), [pairs] "+r"(pairs)   \
+                   : [two] "r"(two), [acc] "r"(&acc[0][0])           \
+                   : GK_CLOBBERS)
+#define GK_ASM_COLUMNS(OP, STEP, ADVANCE)                                                   \
+  __asm__ volatile(GK_LOOP_OF(OP, GK_COLUMNS("0"), GK_COLUMNS(STEP),                        \
+                              "add $" ADVANCE ", %[b]\n\tadd $" ADVANCE ", %[b4]\n\t")     \
+                   : [a] "+r"(a), [b] "+r"(b), [b4] "+r"(b4), [pairs] "+r"(pairs)             \
+                   : [two] "r"(two), [acc] "r"(&acc[0][0]), [cs] "r"(cs), [cs3] "r"(cs3)      \
+                   : GK_CLOBBERS)
+
 // acc[j][r] += sum over the kc >= 1 steps of a packed A panel and a packed
 // B panel.
 template <class T, class Reg>
@@ -135,19 +151,11 @@ GEMMKIT_INLINE void depth_loop(index_t kc, const T* a, const T* b, Reg (&acc)[8]
   index_t pairs = (kc - 1) / 2;           // pairs whose loads stay inside the panel
   const index_t two = kc - 2 * pairs == 2;  // then one more pair, or one step
   if constexpr (sizeof(T) == 4) {
-    __asm__ volatile(GK_LOOP_OF(GK_F32, GK_PACKED("0", "4", "8", "12", "16", "20", "24", "28"),
-                                GK_PACKED("32", "36", "40", "44", "48", "52", "56", "60"),
-                                "add $64, %[b]\n\t")
-                     : [a] "+r"(a), [b] "+r"(b), [pairs] "+r"(pairs)
-                     : [two] "r"(two), [acc] "r"(&acc[0][0])
-                     : GK_CLOBBERS);
+    GK_ASM_PACKED(GK_F32, GK_PACKED("0", "4", "8", "12", "16", "20", "24", "28"),
+                  GK_PACKED("32", "36", "40", "44", "48", "52", "56", "60"), "64");
   } else {
-    __asm__ volatile(GK_LOOP_OF(GK_F64, GK_PACKED("0", "8", "16", "24", "32", "40", "48", "56"),
-                                GK_PACKED("64", "72", "80", "88", "96", "104", "112", "120"),
-                                "add $128, %[b]\n\t")
-                     : [a] "+r"(a), [b] "+r"(b), [pairs] "+r"(pairs)
-                     : [two] "r"(two), [acc] "r"(&acc[0][0])
-                     : GK_CLOBBERS);
+    GK_ASM_PACKED(GK_F64, GK_PACKED("0", "8", "16", "24", "32", "40", "48", "56"),
+                  GK_PACKED("64", "72", "80", "88", "96", "104", "112", "120"), "128");
   }
 }
 
@@ -162,17 +170,9 @@ GEMMKIT_INLINE void depth_loop_columns(index_t kc, const T* a, const T* b, index
   const index_t cs3 = 3 * cs;
   const T* b4 = b + 4 * b_cs;
   if constexpr (sizeof(T) == 4) {
-    __asm__ volatile(GK_LOOP_OF(GK_F32, GK_COLUMNS("0"), GK_COLUMNS("4"),
-                                "add $8, %[b]\n\tadd $8, %[b4]\n\t")
-                     : [a] "+r"(a), [b] "+r"(b), [b4] "+r"(b4), [pairs] "+r"(pairs)
-                     : [two] "r"(two), [acc] "r"(&acc[0][0]), [cs] "r"(cs), [cs3] "r"(cs3)
-                     : GK_CLOBBERS);
+    GK_ASM_COLUMNS(GK_F32, "4", "8");
   } else {
-    __asm__ volatile(GK_LOOP_OF(GK_F64, GK_COLUMNS("0"), GK_COLUMNS("8"),
-                                "add $16, %[b]\n\tadd $16, %[b4]\n\t")
-                     : [a] "+r"(a), [b] "+r"(b), [b4] "+r"(b4), [pairs] "+r"(pairs)
-                     : [two] "r"(two), [acc] "r"(&acc[0][0]), [cs] "r"(cs), [cs3] "r"(cs3)
-                     : GK_CLOBBERS);
+    GK_ASM_COLUMNS(GK_F64, "8", "16");
   }
 }
 #undef GK_FMA3
@@ -192,12 +192,15 @@ GEMMKIT_INLINE void depth_loop_columns(index_t kc, const T* a, const T* b, index
 #undef GK_NONE
 #undef GK_PACKED
 #undef GK_COLUMNS
+#undef GK_UNPACK
 #undef GK_F32
 #undef GK_F64
 #undef GK_SET0
 #undef GK_SET1
 #undef GK_LOOP_OF
 #undef GK_CLOBBERS
+#undef GK_ASM_PACKED
+#undef GK_ASM_COLUMNS
 #endif
 
 }  // namespace pipelined_detail
