@@ -137,7 +137,8 @@ def test_short_tiles_equal_the_main_tile_bitwise(float_dtype, la, n):
 
 
 @pytest.mark.parametrize("m, n, k", [(300, 401, 1537), (300, 520, 769), (150, 700, 64),
-                                     (150, 401, 1537), (40, 520, 769), (16, 401, 300)])
+                                     (150, 401, 1537), (40, 520, 769), (16, 401, 300),
+                                     (300, 320, 700)])
 @pytest.mark.parametrize("la", ["C", "F"])
 @pytest.mark.parametrize("float_dtype", ["float32", "float64"])
 def test_square_tiles_equal_the_main_tile_bitwise(float_dtype, la, m, n, k):
