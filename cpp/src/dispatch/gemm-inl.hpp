@@ -58,29 +58,26 @@ int family_one(const GemmTask<typename Family<0>::L, typename Family<0>::A, O>& 
     using Short = typename Main::template Short<SHORT_NR>;
     if (!t.packed_a && t.m <= Short::kMr) return driver::BlockedGemm<Short, O>::run(t, NR);
   }
-  // More than 8 row tiles of the main tile and 4 of its own (float32 257-384
-  // rows: +2-15% over the main tile on a Xeon; 256 gains nothing, as 48-row
-  // tiles fill only 89% of it), and at least two of its column tiles: the
-  // square tile (kernel/pipelined_avx512.hpp says why it is faster), unless
-  // its columns would pad C more than the main tile's (few columns: 12 or
-  // 36 fill 12-wide tiles exactly).  Not for a prepacked A (in the main
-  // tile's layout); the depth is sliced for the main NR, so the bits are
-  // the main tile's.
+  // Columns C would gain padded to whole tiles of width w.
+  [[maybe_unused]] const auto pad_columns = [&t](index_t w) {
+    return (t.n + w - 1) / w * w - t.n;
+  };
+  // More than 8 row tiles of the main tile (float32 257-384 rows: +2-15%
+  // over the main tile on a Xeon; 256 gains nothing, as 48-row tiles fill
+  // only 89% of it), and at least two of its column tiles: the square tile
+  // (kernel/pipelined_avx512.hpp says why it is faster), unless its columns
+  // would pad C more than the main tile's (few columns: 12 or 36 fill
+  // 12-wide tiles exactly).  Not for a prepacked A (in the main tile's
+  // layout); the depth is sliced for the main NR, so the bits are the main
+  // tile's.
   if constexpr (!std::is_void_v<SQUARE>) {
-    constexpr index_t kSqNr = SQUARE::kNr;
-    const index_t pad_square = (t.n + kSqNr - 1) / kSqNr * kSqNr - t.n;
-    const index_t pad_main = (t.n + NR - 1) / NR * NR - t.n;
-    if (!t.packed_a && t.m > 8 * Main::kMr && t.m > 4 * SQUARE::kMr && t.n >= 2 * kSqNr &&
-        (t.n >= 8 * NR || pad_square <= pad_main))
+    if (!t.packed_a && t.m > 8 * Main::kMr && t.n >= 2 * SQUARE::kNr &&
+        (t.n >= 8 * NR || pad_columns(SQUARE::kNr) <= pad_columns(NR)))
       return driver::BlockedGemm<SQUARE, O>::run(t, NR);
   }
   if constexpr (SKINNY_NR > 0) {
-    if (t.n < 8 * NR) {
-      const index_t pad = (t.n + NR - 1) / NR * NR - t.n;
-      const index_t pad_skinny = (t.n + SKINNY_NR - 1) / SKINNY_NR * SKINNY_NR - t.n;
-      if (pad_skinny < pad) {
-        return driver::BlockedGemm<Family<SKINNY_NR>, O>::run(t, NR);
-      }
+    if (t.n < 8 * NR && pad_columns(SKINNY_NR) < pad_columns(NR)) {
+      return driver::BlockedGemm<Family<SKINNY_NR>, O>::run(t, NR);
     }
   }
   return driver::BlockedGemm<Main, O>::run(t, NR);

@@ -317,13 +317,6 @@ struct BlockedGemm {
     return t.beta == A(1) && t.c_in == t.c_out && t.rs_ci == 1 && t.cs_ci == t.cs_co;
   }
 
-  // Whether an unseeded run reads B's columns in place (run() says why).
-  static bool reads_b_in_place(const Task& t) {
-    if constexpr (!Family::kInplace) return false;
-    return t.rs_b == 1 && t.cs_b != 1 &&
-           (t.n <= index_t(tuning::get(tuning::Knob::kInplaceRhsMaxN)) || t.m <= 8 * kMr);
-  }
-
   // Entry for an oriented task (rs_co == 1 when C has a unit stride).
   // blocking_nr: the NR the depth slicing is computed for (the family's
   // main tile width when this is a narrower variant).
@@ -375,7 +368,9 @@ struct BlockedGemm {
       // 4096 rows and n columns, k = 4096: float64 n = 16 21.7 -> 37-40
       // GFLOP/s, n = 32 35 -> 45-49; float32 n = 64 105 -> 136-140, n = 256
       // 129 -> 148.
-      plan.inplace_b = !plan.seeded && reads_b_in_place(t);
+      plan.inplace_b = !plan.seeded && t.rs_b == 1 && t.cs_b != 1 &&
+                       (t.n <= index_t(tuning::get(tuning::Knob::kInplaceRhsMaxN)) ||
+                        t.m <= 8 * kMr);
     }
 
     // The job split only ever shrinks mc below mc_max.

@@ -87,17 +87,16 @@ namespace pipelined_detail {
   GK_ACC_STORE
 
 // acc[j][r] at byte 64 (3j + r) of the array <-> zmm(8 + 3j + r).
-#define GK_ACC1(OP, OFF, R) OP " " OFF "(%[acc]), %%zmm" R "\n\t"
-#define GK_ACC1S(OFF, R) "vmovups %%zmm" R ", " OFF "(%[acc])\n\t"
+#define GK_ACC_LOAD1(OFF, R) "vmovups " OFF "(%[acc]), %%zmm" R "\n\t"
+#define GK_ACC_STORE1(OFF, R) "vmovups %%zmm" R ", " OFF "(%[acc])\n\t"
 #define GK_ACC_EACH(M)                                                                    \
   M("0", "8") M("64", "9") M("128", "10") M("192", "11") M("256", "12") M("320", "13")    \
   M("384", "14") M("448", "15") M("512", "16") M("576", "17") M("640", "18")              \
   M("704", "19") M("768", "20") M("832", "21") M("896", "22") M("960", "23")              \
   M("1024", "24") M("1088", "25") M("1152", "26") M("1216", "27") M("1280", "28")         \
   M("1344", "29") M("1408", "30") M("1472", "31")
-#define GK_ACC_LOAD1(OFF, R) GK_ACC1("vmovups", OFF, R)
 #define GK_ACC_LOAD GK_ACC_EACH(GK_ACC_LOAD1)
-#define GK_ACC_STORE GK_ACC_EACH(GK_ACC1S)
+#define GK_ACC_STORE GK_ACC_EACH(GK_ACC_STORE1)
 
 #define GK_NEXT1 GK_LD("192", "3"), GK_LD("256", "4"), GK_LD("320", "5")
 #define GK_NEXT0 GK_LD("384", "0"), GK_LD("448", "1"), GK_LD("512", "2")
@@ -181,8 +180,7 @@ GEMMKIT_INLINE void depth_loop_columns(index_t kc, const T* a, const T* b, index
 #undef GK_STEP
 #undef GK_LD3
 #undef GK_LOOP
-#undef GK_ACC1
-#undef GK_ACC1S
+#undef GK_ACC_STORE1
 #undef GK_ACC_EACH
 #undef GK_ACC_LOAD1
 #undef GK_ACC_LOAD

@@ -32,28 +32,28 @@ int run_depth(Rng& rng, index_t kc, int& cases) {
   using Fast = kernel::PipelinedFamily<Avx512F, T>;
   using Generic = kernel::WidenFamily<Avx512F, T, T, 3, 8>;
   using Reg = typename Fast::Reg;
+  // A and B packed, and B's columns in place: a stride of kc + 3 elements,
+  // the last column ending at the guard page.
+  const index_t b_cs = kc + 3;
   const size_t a_len = size_t(Fast::a_panel_size(kc)), b_len = size_t(Fast::b_panel_size(kc));
-  Guarded ga, gb;
-  if (!ga.alloc(a_len * sizeof(T)) || !gb.alloc(b_len * sizeof(T))) {
-    printf("  FAIL: cannot map guarded panels (kc %ld)\n", long(kc));
-    return 1;
+  const size_t cols_len = size_t(7 * b_cs + kc);
+  Guarded ga, gb, gc;
+  const bool mapped = ga.alloc(a_len * sizeof(T)) && gb.alloc(b_len * sizeof(T)) &&
+                      gc.alloc(cols_len * sizeof(T));
+  int failures = 0;
+  if (!mapped) {
+    printf("  FAIL: cannot map guarded operands (kc %ld)\n", long(kc));
+    failures = 1;
   }
   T* a = reinterpret_cast<T*>(ga.data);
   T* b = reinterpret_cast<T*>(gb.data);
-  for (size_t i = 0; i < a_len; ++i) a[i] = sample<T>(rng);
-  for (size_t i = 0; i < b_len; ++i) b[i] = sample<T>(rng);
-  // B's columns in place: a stride of kc + 3 elements, the last column
-  // ending at the guard page.
-  const index_t b_cs = kc + 3;
-  Guarded gc;
-  if (!gc.alloc(size_t(7 * b_cs + kc) * sizeof(T))) {
-    printf("  FAIL: cannot map guarded columns (kc %ld)\n", long(kc));
-    return 1;
-  }
   T* cols = reinterpret_cast<T*>(gc.data);
-  for (index_t i = 0; i < 7 * b_cs + kc; ++i) cols[i] = sample<T>(rng);
-  int failures = 0;
-  for (int in_place = 0; in_place < 2; ++in_place) {
+  if (mapped) {
+    for (size_t i = 0; i < a_len; ++i) a[i] = sample<T>(rng);
+    for (size_t i = 0; i < b_len; ++i) b[i] = sample<T>(rng);
+    for (size_t i = 0; i < cols_len; ++i) cols[i] = sample<T>(rng);
+  }
+  for (int in_place = 0; mapped && in_place < 2; ++in_place) {
     Reg fast[8][3], generic[8][3];
     T seed[8][3][Fast::kLanes];
     for (auto& col : seed)
