@@ -1,7 +1,7 @@
 // Kernel family test driver: packs and accumulates the int8 VNNI family
 // (cpp/src/kernel/dot_vnni.hpp) and the bf16 family (dot_bf16.hpp) against
-// exact references, and checks the avx512f square tile's hand-scheduled
-// depth loop (pipelined_avx512.hpp) against the generic one, one ISA per run.
+// exact references, and checks the avx512f tiles' hand-scheduled depth
+// loops (pipelined_avx512.hpp) against the generic one, one ISA per run.
 //
 // Baseline translation unit: compiled without ISA flags, it only detects CPU
 // features and calls into the per-ISA units (cpp/tests/dot/<isa>.cpp).

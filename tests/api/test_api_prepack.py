@@ -138,7 +138,8 @@ def test_short_tiles_equal_the_main_tile_bitwise(float_dtype, la, n):
 
 @pytest.mark.parametrize("m, n, k", [(300, 401, 1537), (300, 520, 769), (150, 700, 64),
                                      (150, 401, 1537), (40, 520, 769), (16, 401, 300),
-                                     (300, 320, 700)])
+                                     (300, 320, 700), (64, 256, 300), (100, 200, 520),
+                                     (70, 130, 90)])
 @pytest.mark.parametrize("la", ["C", "F"])
 @pytest.mark.parametrize("float_dtype", ["float32", "float64"])
 def test_square_tiles_equal_the_main_tile_bitwise(float_dtype, la, m, n, k):
@@ -148,7 +149,11 @@ def test_square_tiles_equal_the_main_tile_bitwise(float_dtype, la, m, n, k):
     # prepacked: the same products in the same order, so the same bits.
     # Ragged edges; depths of one and several slices; C^T with 300 columns
     # packs the kernel's B, with at most 256 the driver reads it in place
-    # (the second loop), 16 and 40 columns are whole square tiles.
+    # (the second loop), 16 and 40 columns are whole square tiles.  Rows
+    # past the last whole square tile run on the main or the short tile
+    # when they fit it (float32 48-row tiles: 200, 256, 320, 401 and 700
+    # rows leave 8, 16, 32, 17 and 28; float64 24-row tiles: 130, 200, 256,
+    # 320, 520 and 700 leave 10, 8, 16, 8, 16 and 4), in the same bits.
     _assert_plain_equals_prepacked(m, n, k, float_dtype, la)
 
 

@@ -62,18 +62,39 @@ int family_one(const GemmTask<typename Family<0>::L, typename Family<0>::A, O>& 
   [[maybe_unused]] const auto pad_columns = [&t](index_t w) {
     return (t.n + w - 1) / w * w - t.n;
   };
-  // More than 8 row tiles of the main tile (float32 257-384 rows: +2-15%
+  // The square tile (kernel/pipelined_avx512.hpp says why it is faster),
+  // for more than 8 row tiles of the main tile (float32 257-384 rows: +2-15%
   // over the main tile on a Xeon; 256 gains nothing, as 48-row tiles fill
-  // only 89% of it), and at least two of its column tiles: the square tile
-  // (kernel/pipelined_avx512.hpp says why it is faster), unless its columns
-  // would pad C more than the main tile's (few columns: 12 or 36 fill
-  // 12-wide tiles exactly).  Not for a prepacked A (in the main tile's
+  // only 89% of it) and at least two of its column tiles, unless its
+  // columns would pad C more than the main tile's (few columns: 12 or 36
+  // fill 12-wide tiles exactly).  On one thread, the rows past its last
+  // whole row tile run on the main tile, or the short tile where they fit
+  // one register, instead of padding a square tile, from 4 square row
+  // tiles on (float32 on a Xeon, 2026-12-05, 256 kernel-frame columns:
+  // 200-320 rows +2-10% over the main tile and over the padded square tile
+  // alike; 416 +8%; float64 100-256 rows +1-10%), if B's columns lie along
+  // the depth, so that the rows left read B in place: packing B a second time
+  // costs them their gain.  Two threads lost 7% at 256 and 512 to the second
+  // product (and its team).  Not for a prepacked A (in the main tile's
   // layout); the depth is sliced for the main NR, so the bits are the main
-  // tile's.
+  // tile's whatever the rows run on.
   if constexpr (!std::is_void_v<SQUARE>) {
-    if (!t.packed_a && t.m > 8 * Main::kMr && t.n >= 2 * SQUARE::kNr &&
-        (t.n >= 8 * NR || pad_columns(SQUARE::kNr) <= pad_columns(NR)))
-      return driver::BlockedGemm<SQUARE, O>::run(t, NR);
+    using Square = driver::BlockedGemm<SQUARE, O>;
+    const index_t rest = t.m % SQUARE::kMr;
+    const bool split = rest > 0 && rest <= Main::kMr && t.rs_b == 1 && t.cs_b != 1 &&
+                       t.m > 4 * SQUARE::kMr && Square::team_size(t) == 1;
+    if (!t.packed_a && (split || t.m > 8 * Main::kMr) && t.n >= 2 * SQUARE::kNr &&
+        (t.n >= 8 * NR || pad_columns(SQUARE::kNr) <= pad_columns(NR))) {
+      if (!split) return Square::run(t, NR);
+      const index_t whole = t.m - rest;
+      if (int st = Square::run(row_block(t, 0, whole), NR)) return st;
+      if constexpr (SHORT_NR > 0) {
+        using Short = typename Main::template Short<SHORT_NR>;
+        if (rest <= Short::kMr)
+          return driver::BlockedGemm<Short, O>::run(row_block(t, whole, rest), NR);
+      }
+      return driver::BlockedGemm<Main, O>::run(row_block(t, whole, rest), NR);
+    }
   }
   if constexpr (SKINNY_NR > 0) {
     if (t.n < 8 * NR && pad_columns(SKINNY_NR) < pad_columns(NR)) {

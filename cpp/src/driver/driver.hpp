@@ -347,14 +347,7 @@ struct BlockedGemm {
     if (plan.kc > blk.kc) mc = mc * blk.kc / plan.kc / kMr * kMr;
     plan.mc_max = mc < kMr ? kMr : mc;
 
-    int threads = 1;
-    const double flops = double(t.m) * double(t.n) * double(t.k);
-    if (t.max_threads > 1 &&
-        flops >= double(tuning::get(tuning::Knob::kParallelThreshold))) {
-      const double per = double(tuning::get(tuning::Knob::kMnkPerWorker));
-      const double want = per > 0 ? flops / per : double(t.max_threads);
-      threads = want < 1 ? 1 : (want > t.max_threads ? t.max_threads : int(want));
-    }
+    const int threads = team_size(t);
     if constexpr (Family::kInplace) {
       plan.inplace_a = !plan.packed_a && t.rs_a == 1 &&
                        t.n <= index_t(tuning::get(tuning::Knob::kInplaceLhsMaxN));
@@ -405,6 +398,17 @@ struct BlockedGemm {
       parallel::run(threads, &work, &plan);
     }
     return GEMMKIT_OK;
+  }
+
+  // The threads run() gives the product: one below the parallel threshold,
+  // else one per kMnkPerWorker of m n k, at most t.max_threads.
+  static int team_size(const Task& t) {
+    const double flops = double(t.m) * double(t.n) * double(t.k);
+    if (t.max_threads <= 1 || flops < double(tuning::get(tuning::Knob::kParallelThreshold)))
+      return 1;
+    const double per = double(tuning::get(tuning::Knob::kMnkPerWorker));
+    const double want = per > 0 ? flops / per : double(t.max_threads);
+    return want < 1 ? 1 : (want > t.max_threads ? t.max_threads : int(want));
   }
 
   // Bytes of a prepacked A of m rows and depth k (see packed_offset), and

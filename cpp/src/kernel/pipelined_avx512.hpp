@@ -37,56 +37,87 @@ namespace gemmkit::kernel {
 namespace pipelined_detail {
 
 #if defined(GEMMKIT_PIPELINED_ASM)
-// Registers: A sets zmm0-2 and zmm3-5, broadcasts zmm6/zmm7, acc[j][r] in
-// zmm(8 + 3j + r), loaded from and stored back to the caller's acc array
-// (GCC takes at most 30 asm operands, an in-out register counting twice).
-// One depth step: B element j (at address BOj) broadcast
-// into zmm6 / zmm7 alternately, three FMAs into acc[j][0..2] with the
-// current A set (zmm A0..A2), and the loads L0..L2 (the next step's A
-// vectors into the other set, or nothing) after broadcasts 0, 2, 4.
-#define GK_FMA3(FMA, B, A0, A1, A2, C0, C1, C2)  \
-  FMA " %%zmm" B ", %%zmm" A0 ", %%zmm" C0 "\n\t" \
-  FMA " %%zmm" B ", %%zmm" A1 ", %%zmm" C1 "\n\t" \
-  FMA " %%zmm" B ", %%zmm" A2 ", %%zmm" C2 "\n\t"
+// Registers: acc[j][r] in zmm(8 + R j + r) (R registers of rows, 24 in
+// all), loaded from and stored back to the caller's acc array (GCC takes
+// at most 30 asm operands, an in-out register counting twice); two sets of
+// R A registers (3 x 8: zmm0-2 and zmm3-5; 2 x 12: zmm0-1 and zmm2-3);
+// broadcasts alternate between zmm6 and zmm7.
+// One depth step: B element j (at address BOj) broadcast, R FMAs into
+// acc[j][0..R) with the current A set, and the loads Li (the next step's A
+// vectors into the other set, or nothing) spread between the columns.
+#define GK_FMA(FMA, B, A, C) FMA " %%zmm" B ", %%zmm" A ", %%zmm" C "\n\t"
 #define GK_BC(BC, ADDR, B) BC " " ADDR ", %%zmm" B "\n\t"
 #define GK_LD(OFF, R) "vmovups " OFF "(%[a]), %%zmm" R "\n\t"
-#define GK_STEP(FMA, BC, BO0, BO1, BO2, BO3, BO4, BO5, BO6, BO7, A0, A1, A2, L0, L1, L2) \
-  GK_BC(BC, BO0, "6") GK_FMA3(FMA, "6", A0, A1, A2, "8", "9", "10") L0                      \
-  GK_BC(BC, BO1, "7") GK_FMA3(FMA, "7", A0, A1, A2, "11", "12", "13")                         \
-  GK_BC(BC, BO2, "6") GK_FMA3(FMA, "6", A0, A1, A2, "14", "15", "16") L1                      \
-  GK_BC(BC, BO3, "7") GK_FMA3(FMA, "7", A0, A1, A2, "17", "18", "19")                         \
-  GK_BC(BC, BO4, "6") GK_FMA3(FMA, "6", A0, A1, A2, "20", "21", "22") L2                      \
-  GK_BC(BC, BO5, "7") GK_FMA3(FMA, "7", A0, A1, A2, "23", "24", "25")                         \
-  GK_BC(BC, BO6, "6") GK_FMA3(FMA, "6", A0, A1, A2, "26", "27", "28")                         \
-  GK_BC(BC, BO7, "7") GK_FMA3(FMA, "7", A0, A1, A2, "29", "30", "31")
-// Loads of the A set at byte offset OFF into registers R0..R2.
-#define GK_LD3(OFF0, OFF1, OFF2, R0, R1, R2) GK_LD(OFF0, R0) GK_LD(OFF1, R1) GK_LD(OFF2, R2)
+#define GK_COL3(FMA, BC, BO, B, A0, A1, A2, C0, C1, C2) \
+  GK_BC(BC, BO, B) GK_FMA(FMA, B, A0, C0) GK_FMA(FMA, B, A1, C1) GK_FMA(FMA, B, A2, C2)
+#define GK_COL2(FMA, BC, BO, B, A0, A1, C0, C1) \
+  GK_BC(BC, BO, B) GK_FMA(FMA, B, A0, C0) GK_FMA(FMA, B, A1, C1)
 
-// The loop over kc >= 1 depth steps, both types: set 0 = zmm0-2, set 1 =
-// zmm3-5.  Steps go in pairs (set 0, then set 1), each pair loading the
-// sets of the next two steps; the last one or two steps load nothing past
-// the panel.  S0/S1: one step on set 0 (loading set 1 from +192 bytes) and
-// on set 1 (loading set 0 from +384); S0_LAST/S1_LAST the same without loads;
+// 3 x 8: 192 bytes of A per step; the next set loads after columns 0, 2, 4.
+#define GK_R3C8_STEP(FMA, BC, BO0, BO1, BO2, BO3, BO4, BO5, BO6, BO7, A0, A1, A2, L0, L1, L2) \
+  GK_COL3(FMA, BC, BO0, "6", A0, A1, A2, "8", "9", "10") L0                                     \
+  GK_COL3(FMA, BC, BO1, "7", A0, A1, A2, "11", "12", "13")                                      \
+  GK_COL3(FMA, BC, BO2, "6", A0, A1, A2, "14", "15", "16") L1                                   \
+  GK_COL3(FMA, BC, BO3, "7", A0, A1, A2, "17", "18", "19")                                      \
+  GK_COL3(FMA, BC, BO4, "6", A0, A1, A2, "20", "21", "22") L2                                   \
+  GK_COL3(FMA, BC, BO5, "7", A0, A1, A2, "23", "24", "25")                                      \
+  GK_COL3(FMA, BC, BO6, "6", A0, A1, A2, "26", "27", "28")                                      \
+  GK_COL3(FMA, BC, BO7, "7", A0, A1, A2, "29", "30", "31")
+#define GK_R3C8_FIRST GK_LD("0", "0") GK_LD("64", "1") GK_LD("128", "2")
+#define GK_R3C8_PAIR "384"
+#define GK_R3C8_SET0 "0", "1", "2"
+#define GK_R3C8_SET1 "3", "4", "5"
+#define GK_R3C8_NEXT1 GK_LD("192", "3"), GK_LD("256", "4"), GK_LD("320", "5")
+#define GK_R3C8_NEXT0 GK_LD("384", "0"), GK_LD("448", "1"), GK_LD("512", "2")
+#define GK_R3C8_NONE "", "", ""
+
+// 2 x 12: 128 bytes of A per step; the next set loads after columns 0, 4.
+#define GK_R2C12_STEP(FMA, BC, BO0, BO1, BO2, BO3, BO4, BO5, BO6, BO7, BO8, BO9, BO10, BO11, \
+                      A0, A1, L0, L1)                                                          \
+  GK_COL2(FMA, BC, BO0, "6", A0, A1, "8", "9") L0                                              \
+  GK_COL2(FMA, BC, BO1, "7", A0, A1, "10", "11")                                               \
+  GK_COL2(FMA, BC, BO2, "6", A0, A1, "12", "13")                                               \
+  GK_COL2(FMA, BC, BO3, "7", A0, A1, "14", "15")                                               \
+  GK_COL2(FMA, BC, BO4, "6", A0, A1, "16", "17") L1                                            \
+  GK_COL2(FMA, BC, BO5, "7", A0, A1, "18", "19")                                               \
+  GK_COL2(FMA, BC, BO6, "6", A0, A1, "20", "21")                                               \
+  GK_COL2(FMA, BC, BO7, "7", A0, A1, "22", "23")                                               \
+  GK_COL2(FMA, BC, BO8, "6", A0, A1, "24", "25")                                               \
+  GK_COL2(FMA, BC, BO9, "7", A0, A1, "26", "27")                                               \
+  GK_COL2(FMA, BC, BO10, "6", A0, A1, "28", "29")                                              \
+  GK_COL2(FMA, BC, BO11, "7", A0, A1, "30", "31")
+#define GK_R2C12_FIRST GK_LD("0", "0") GK_LD("64", "1")
+#define GK_R2C12_PAIR "256"
+#define GK_R2C12_SET0 "0", "1"
+#define GK_R2C12_SET1 "2", "3"
+#define GK_R2C12_NEXT1 GK_LD("128", "2"), GK_LD("192", "3")
+#define GK_R2C12_NEXT0 GK_LD("256", "0"), GK_LD("320", "1")
+#define GK_R2C12_NONE "", ""
+
+// The loop over kc >= 1 depth steps.  Steps go in pairs (set 0, then set
+// 1), each pair loading the sets of the next two steps; the last one or two
+// steps load nothing past the panel.  S0/S1: one step on set 0 (loading set
+// 1) and on set 1 (loading set 0); S0_LAST/S1_LAST the same without loads;
 // B_ADVANCE moves the B pointers two steps on.
-#define GK_LOOP(S0, S1, S0_LAST, S1_LAST, B_ADVANCE)                   \
-  GK_ACC_LOAD                                                          \
-  GK_LD3("0", "64", "128", "0", "1", "2")                              \
-  "test %[pairs], %[pairs]\n\t"                                       \
-  "jz 2f\n\t"                                                         \
-  "1:\n\t" S0 S1                                                      \
-  "add $384, %[a]\n\t"                                                \
-  B_ADVANCE                                                           \
-  "dec %[pairs]\n\t"                                                  \
-  "jnz 1b\n\t"                                                        \
-  "2:\n\t"                                                            \
-  "test %[two], %[two]\n\t"                                           \
-  "jz 3f\n\t" S0 S1_LAST                                              \
-  "jmp 4f\n\t"                                                        \
-  "3:\n\t" S0_LAST                                                    \
-  "4:\n\t"                                                            \
+#define GK_LOOP(FIRST, PAIR, S0, S1, S0_LAST, S1_LAST, B_ADVANCE) \
+  GK_ACC_LOAD                                                     \
+  FIRST                                                           \
+  "test %[pairs], %[pairs]\n\t"                                  \
+  "jz 2f\n\t"                                                    \
+  "1:\n\t" S0 S1                                                 \
+  "add $" PAIR ", %[a]\n\t"                                      \
+  B_ADVANCE                                                      \
+  "dec %[pairs]\n\t"                                             \
+  "jnz 1b\n\t"                                                   \
+  "2:\n\t"                                                       \
+  "test %[two], %[two]\n\t"                                      \
+  "jz 3f\n\t" S0 S1_LAST                                         \
+  "jmp 4f\n\t"                                                   \
+  "3:\n\t" S0_LAST                                               \
+  "4:\n\t"                                                       \
   GK_ACC_STORE
 
-// acc[j][r] at byte 64 (3j + r) of the array <-> zmm(8 + 3j + r).
+// acc[j][r] at byte 64 (R j + r) of the array <-> zmm(8 + R j + r).
 #define GK_ACC_LOAD1(OFF, R) "vmovups " OFF "(%[acc]), %%zmm" R "\n\t"
 #define GK_ACC_STORE1(OFF, R) "vmovups %%zmm" R ", " OFF "(%[acc])\n\t"
 #define GK_ACC_EACH(M)                                                                    \
@@ -98,122 +129,162 @@ namespace pipelined_detail {
 #define GK_ACC_LOAD GK_ACC_EACH(GK_ACC_LOAD1)
 #define GK_ACC_STORE GK_ACC_EACH(GK_ACC_STORE1)
 
-#define GK_NEXT1 GK_LD("192", "3"), GK_LD("256", "4"), GK_LD("320", "5")
-#define GK_NEXT0 GK_LD("384", "0"), GK_LD("448", "1"), GK_LD("512", "2")
-#define GK_NONE "", "", ""
-// The 8 B addresses of one step, as a parenthesized list (so it passes
-// through macro arguments whole; GK_UNPACK opens it).  Packed B: 8
-// elements per step at %[b].
-#define GK_PACKED(O0, O1, O2, O3, O4, O5, O6, O7)                                   \
-  (O0 "(%[b])", O1 "(%[b])", O2 "(%[b])", O3 "(%[b])", O4 "(%[b])", O5 "(%[b])", \
-   O6 "(%[b])", O7 "(%[b])")
-// B read in place: 8 columns a stride %[cs] bytes apart, 0-3 from %[b] and
-// 4-7 from %[b4] (cs3 = 3 cs), element O bytes down each.
-#define GK_COLUMNS(O)                                                                    \
-  (O "(%[b])", O "(%[b],%[cs],1)", O "(%[b],%[cs],2)", O "(%[b],%[cs3],1)", O "(%[b4])", \
-   O "(%[b4],%[cs],1)", O "(%[b4],%[cs],2)", O "(%[b4],%[cs3],1)")
+// The B addresses of one step, as a parenthesized list (so it passes
+// through macro arguments whole; GK_UNPACK opens it).  Packed B: NR
+// elements per step at %[b], O the first one's byte offset and E the size.
+#define GK_PACKED8(O, E)                                                                     \
+  (O "+0*" E "(%[b])", O "+1*" E "(%[b])", O "+2*" E "(%[b])", O "+3*" E "(%[b])",          \
+   O "+4*" E "(%[b])", O "+5*" E "(%[b])", O "+6*" E "(%[b])", O "+7*" E "(%[b])")
+#define GK_PACKED12(O, E)                                                                    \
+  (O "+0*" E "(%[b])", O "+1*" E "(%[b])", O "+2*" E "(%[b])", O "+3*" E "(%[b])",          \
+   O "+4*" E "(%[b])", O "+5*" E "(%[b])", O "+6*" E "(%[b])", O "+7*" E "(%[b])",          \
+   O "+8*" E "(%[b])", O "+9*" E "(%[b])", O "+10*" E "(%[b])", O "+11*" E "(%[b])")
+// B read in place: NR columns a stride %[cs] bytes apart, four from each
+// base register (%[b], %[b4], %[b8]; cs3 = 3 cs), element O bytes down each.
+#define GK_FOUR(O, B) O "(" B ")", O "(" B ",%[cs],1)", O "(" B ",%[cs],2)", O "(" B ",%[cs3],1)"
+#define GK_COLUMNS8(O) (GK_FOUR(O, "%[b]"), GK_FOUR(O, "%[b4]"))
+#define GK_COLUMNS12(O) (GK_FOUR(O, "%[b]"), GK_FOUR(O, "%[b4]"), GK_FOUR(O, "%[b8]"))
 #define GK_UNPACK(...) __VA_ARGS__
-// (B addresses, A set, loads): variadic, as each is a list of its own.
-#define GK_F32(...) GK_STEP("vfmadd231ps", "vbroadcastss", __VA_ARGS__)
-#define GK_F64(...) GK_STEP("vfmadd231pd", "vbroadcastsd", __VA_ARGS__)
-#define GK_SET0 "0", "1", "2"
-#define GK_SET1 "3", "4", "5"
-#define GK_LOOP_OF(OP, B0, B1, ADVANCE)                                            \
-  GK_LOOP(OP(GK_UNPACK B0, GK_SET0, GK_NEXT1), OP(GK_UNPACK B1, GK_SET1, GK_NEXT0), \
-          OP(GK_UNPACK B0, GK_SET0, GK_NONE), OP(GK_UNPACK B1, GK_SET1, GK_NONE), ADVANCE)
-#endif
+// M(arguments) once the arguments are expanded (the lists open into their
+// elements before M counts them).
+#define GK_CALL(M, ...) M(__VA_ARGS__)
+#define GK_CALL_OUTER(M, ...) M(__VA_ARGS__)  // around GK_CALL (no macro expands in itself)
+// The loop of geometry G (R3C8, R2C12) for the type's FMA and broadcast,
+// B0/B1 the B address lists of a pair's two steps.
+#define GK_LOOP_OF(G, FMA, BC, B0, B1, ADVANCE)                                                \
+  GK_LOOP(GK_##G##_FIRST, GK_##G##_PAIR,                                                       \
+          GK_CALL(GK_##G##_STEP, FMA, BC, GK_UNPACK B0, GK_##G##_SET0, GK_##G##_NEXT1),        \
+          GK_CALL(GK_##G##_STEP, FMA, BC, GK_UNPACK B1, GK_##G##_SET1, GK_##G##_NEXT0),        \
+          GK_CALL(GK_##G##_STEP, FMA, BC, GK_UNPACK B0, GK_##G##_SET0, GK_##G##_NONE),         \
+          GK_CALL(GK_##G##_STEP, FMA, BC, GK_UNPACK B1, GK_##G##_SET1, GK_##G##_NONE), ADVANCE)
+#define GK_F32 "vfmadd231ps", "vbroadcastss"
+#define GK_F64 "vfmadd231pd", "vbroadcastsd"
 
-#if defined(GEMMKIT_PIPELINED_ASM)
 #define GK_CLOBBERS                                                                     \
   "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", \
       "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "xmm16", "xmm17", "xmm18", "xmm19",      \
       "xmm20", "xmm21", "xmm22", "xmm23", "xmm24", "xmm25", "xmm26", "xmm27", "xmm28",      \
       "xmm29", "xmm30", "xmm31", "cc", "memory"
 
-// The asm statements of the two loops, OP the type's step (GK_F32/GK_F64).
-#define GK_ASM_PACKED(OP, B0, B1, ADVANCE)                         \
-  __asm__ volatile(GK_LOOP_OF(OP, B0, B1, "add $" ADVANCE ", %[b]\n\t") \
-                   : [a] "+r"(a), [b] "+r"(b), [pairs] "+r"(pairs)   \
-                   : [two] "r"(two), [acc] "r"(&acc[0][0])           \
+// The asm statements of the loops, OP the type's GK_F32/GK_F64, E its size
+// and PAIR_B the bytes a pair of steps moves down a B column.
+#define GK_ASM_PACKED(G, OP, B0, B1, ADVANCE)                                                \
+  __asm__ volatile(GK_CALL_OUTER(GK_LOOP_OF, G, OP, B0, B1, "add $" ADVANCE ", %[b]\n\t")         \
+                   : [a] "+r"(a), [b] "+r"(b), [pairs] "+r"(pairs)                          \
+                   : [two] "r"(two), [acc] "r"(&acc[0][0])                                  \
                    : GK_CLOBBERS)
-#define GK_ASM_COLUMNS(OP, STEP, ADVANCE)                                                   \
-  __asm__ volatile(GK_LOOP_OF(OP, GK_COLUMNS("0"), GK_COLUMNS(STEP),                        \
-                              "add $" ADVANCE ", %[b]\n\tadd $" ADVANCE ", %[b4]\n\t")     \
-                   : [a] "+r"(a), [b] "+r"(b), [b4] "+r"(b4), [pairs] "+r"(pairs)             \
-                   : [two] "r"(two), [acc] "r"(&acc[0][0]), [cs] "r"(cs), [cs3] "r"(cs3)      \
+#define GK_ASM_COLUMNS8(OP, E, PAIR_B)                                                        \
+  __asm__ volatile(GK_CALL_OUTER(GK_LOOP_OF, R3C8, OP, GK_COLUMNS8("0"), GK_COLUMNS8(E),           \
+                           "add $" PAIR_B ", %[b]\n\tadd $" PAIR_B ", %[b4]\n\t")            \
+                   : [a] "+r"(a), [b] "+r"(b), [b4] "+r"(b4), [pairs] "+r"(pairs)            \
+                   : [two] "r"(two), [acc] "r"(&acc[0][0]), [cs] "r"(cs), [cs3] "r"(cs3)     \
+                   : GK_CLOBBERS)
+#define GK_ASM_COLUMNS12(OP, E, PAIR_B)                                                       \
+  __asm__ volatile(GK_CALL_OUTER(GK_LOOP_OF, R2C12, OP, GK_COLUMNS12("0"), GK_COLUMNS12(E),        \
+                           "add $" PAIR_B ", %[b]\n\tadd $" PAIR_B ", %[b4]\n\tadd $" PAIR_B \
+                           ", %[b8]\n\t")                                                    \
+                   : [a] "+r"(a), [b] "+r"(b), [b4] "+r"(b4), [b8] "+r"(b8),                 \
+                     [pairs] "+r"(pairs)                                                     \
+                   : [two] "r"(two), [acc] "r"(&acc[0][0]), [cs] "r"(cs), [cs3] "r"(cs3)     \
                    : GK_CLOBBERS)
 
 // acc[j][r] += sum over the kc >= 1 steps of a packed A panel and a packed
-// B panel.
-template <class T, class Reg>
-GEMMKIT_INLINE void depth_loop(index_t kc, const T* a, const T* b, Reg (&acc)[8][3]) {
+// B panel, for the tiles R x NR = 3 x 8 and 2 x 12.
+template <int R, int NR, class T, class Reg>
+GEMMKIT_INLINE void depth_loop(index_t kc, const T* a, const T* b, Reg (&acc)[NR][R]) {
   index_t pairs = (kc - 1) / 2;           // pairs whose loads stay inside the panel
   const index_t two = kc - 2 * pairs == 2;  // then one more pair, or one step
-  if constexpr (sizeof(T) == 4) {
-    GK_ASM_PACKED(GK_F32, GK_PACKED("0", "4", "8", "12", "16", "20", "24", "28"),
-                  GK_PACKED("32", "36", "40", "44", "48", "52", "56", "60"), "64");
+  if constexpr (R == 3 && NR == 8 && sizeof(T) == 4) {
+    GK_ASM_PACKED(R3C8, GK_F32, GK_PACKED8("0", "4"), GK_PACKED8("32", "4"), "64");
+  } else if constexpr (R == 3 && NR == 8) {
+    GK_ASM_PACKED(R3C8, GK_F64, GK_PACKED8("0", "8"), GK_PACKED8("64", "8"), "128");
+  } else if constexpr (R == 2 && NR == 12 && sizeof(T) == 4) {
+    GK_ASM_PACKED(R2C12, GK_F32, GK_PACKED12("0", "4"), GK_PACKED12("48", "4"), "96");
   } else {
-    GK_ASM_PACKED(GK_F64, GK_PACKED("0", "8", "16", "24", "32", "40", "48", "56"),
-                  GK_PACKED("64", "72", "80", "88", "96", "104", "112", "120"), "128");
+    static_assert(R == 2 && NR == 12, "pipelined tiles: 3 x 8 or 2 x 12");
+    GK_ASM_PACKED(R2C12, GK_F64, GK_PACKED12("0", "8"), GK_PACKED12("96", "8"), "192");
   }
 }
 
-// The same with B's 8 columns read in place, column j at b + j * b_cs
+// The same with B's NR columns read in place, column j at b + j * b_cs
 // elements, contiguous along the depth.
-template <class T, class Reg>
+template <int R, int NR, class T, class Reg>
 GEMMKIT_INLINE void depth_loop_columns(index_t kc, const T* a, const T* b, index_t b_cs,
-                                       Reg (&acc)[8][3]) {
+                                       Reg (&acc)[NR][R]) {
   index_t pairs = (kc - 1) / 2;
   const index_t two = kc - 2 * pairs == 2;
   const index_t cs = b_cs * index_t(sizeof(T));
   const index_t cs3 = 3 * cs;
   const T* b4 = b + 4 * b_cs;
-  if constexpr (sizeof(T) == 4) {
-    GK_ASM_COLUMNS(GK_F32, "4", "8");
+  if constexpr (NR == 8) {
+    static_assert(R == 3, "pipelined tiles: 3 x 8 or 2 x 12");
+    if constexpr (sizeof(T) == 4) GK_ASM_COLUMNS8(GK_F32, "4", "8");
+    else GK_ASM_COLUMNS8(GK_F64, "8", "16");
   } else {
-    GK_ASM_COLUMNS(GK_F64, "8", "16");
+    static_assert(R == 2 && NR == 12, "pipelined tiles: 3 x 8 or 2 x 12");
+    const T* b8 = b + 8 * b_cs;
+    if constexpr (sizeof(T) == 4) GK_ASM_COLUMNS12(GK_F32, "4", "8");
+    else GK_ASM_COLUMNS12(GK_F64, "8", "16");
   }
 }
-#undef GK_FMA3
+#undef GK_FMA
 #undef GK_BC
 #undef GK_LD
-#undef GK_STEP
-#undef GK_LD3
+#undef GK_COL3
+#undef GK_COL2
+#undef GK_R3C8_STEP
+#undef GK_R3C8_FIRST
+#undef GK_R3C8_PAIR
+#undef GK_R3C8_SET0
+#undef GK_R3C8_SET1
+#undef GK_R3C8_NEXT1
+#undef GK_R3C8_NEXT0
+#undef GK_R3C8_NONE
+#undef GK_R2C12_STEP
+#undef GK_R2C12_FIRST
+#undef GK_R2C12_PAIR
+#undef GK_R2C12_SET0
+#undef GK_R2C12_SET1
+#undef GK_R2C12_NEXT1
+#undef GK_R2C12_NEXT0
+#undef GK_R2C12_NONE
 #undef GK_LOOP
+#undef GK_ACC_LOAD1
 #undef GK_ACC_STORE1
 #undef GK_ACC_EACH
-#undef GK_ACC_LOAD1
 #undef GK_ACC_LOAD
 #undef GK_ACC_STORE
-#undef GK_NEXT1
-#undef GK_NEXT0
-#undef GK_NONE
-#undef GK_PACKED
-#undef GK_COLUMNS
+#undef GK_PACKED8
+#undef GK_PACKED12
+#undef GK_FOUR
+#undef GK_COLUMNS8
+#undef GK_COLUMNS12
 #undef GK_UNPACK
+#undef GK_CALL
+#undef GK_CALL_OUTER
+#undef GK_LOOP_OF
 #undef GK_F32
 #undef GK_F64
-#undef GK_SET0
-#undef GK_SET1
-#undef GK_LOOP_OF
 #undef GK_CLOBBERS
 #undef GK_ASM_PACKED
-#undef GK_ASM_COLUMNS
+#undef GK_ASM_COLUMNS8
+#undef GK_ASM_COLUMNS12
 #endif
 
 }  // namespace pipelined_detail
 
-// The square tile's family: WidenFamily's packing and layout at 3 x 8 for
-// input L and accumulator A (float or double; float16/bfloat16 inputs are
-// widened while packing, so the loop is the float one), with the depth
-// loops above.  B's columns are read in place only where L is A.
-template <class Token, class L, class A = L>
-struct PipelinedFamily : WidenFamily<Token, L, A, 3, 8> {
-  using Base = WidenFamily<Token, L, A, 3, 8>;
+// The family of a pipelined tile, R x NR = 3 x 8 (the square tile) or
+// 2 x 12 (the main tile): WidenFamily's packing and layout for input L and
+// accumulator A (float or double; float16/bfloat16 inputs are widened while
+// packing, so the loop is the float one), with the depth loops above.  B's
+// columns are read in place only where L is A.
+template <class Token, class L, class A, int R, int NR>
+struct PipelinedFamily : WidenFamily<Token, L, A, R, NR> {
+  using Base = WidenFamily<Token, L, A, R, NR>;
   using Reg = typename Base::Reg;
-  static GEMMKIT_INLINE void accumulate(index_t kc, const A* a, const A* b, Reg (&acc)[8][3]) {
+  static GEMMKIT_INLINE void accumulate(index_t kc, const A* a, const A* b, Reg (&acc)[NR][R]) {
 #if defined(GEMMKIT_PIPELINED_ASM)
-    if (kc > 0) pipelined_detail::depth_loop(kc, a, b, acc);
+    if (kc > 0) pipelined_detail::depth_loop<R, NR>(kc, a, b, acc);
 #else
     Base::accumulate(kc, a, b, acc);
 #endif
@@ -221,13 +292,13 @@ struct PipelinedFamily : WidenFamily<Token, L, A, 3, 8> {
   // A whole tile whose B columns are read in place (Microkernel::run_inplace):
   // column j at b + j * b_cs.
   static GEMMKIT_INLINE void accumulate_columns(index_t kc, const A* a, const A* b, index_t b_cs,
-                                                Reg (&acc)[8][3])
+                                                Reg (&acc)[NR][R])
     requires(Base::kInplace)
   {
 #if defined(GEMMKIT_PIPELINED_ASM)
-    if (kc > 0) pipelined_detail::depth_loop_columns(kc, a, b, b_cs, acc);
+    if (kc > 0) pipelined_detail::depth_loop_columns<R, NR>(kc, a, b, b_cs, acc);
 #else
-    FloatKernel<Token, A, 3, 8>::accumulate(
+    FloatKernel<Token, A, R, NR>::accumulate(
         kc, a, Base::kMr, [b, b_cs](index_t p, int j) { return b[j * b_cs + p]; }, acc);
 #endif
   }

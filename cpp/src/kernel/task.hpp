@@ -151,6 +151,23 @@ static inline void transpose(GemmTask<L, A, O>& t) {
   else if (t.rq.scale_kind == ScaleKind::kPerCol) t.rq.scale_kind = ScaleKind::kPerRow;
 }
 
+// Rows [r0, r0 + rows) of the product (a task of its own): the same
+// depth, columns and scalars; A, C and per-row biases and scales advanced
+// by r0 rows.  Not for a prepacked A (its panels are laid out for all of m).
+template <class L, class A, class O>
+static inline GemmTask<L, A, O> row_block(const GemmTask<L, A, O>& task, index_t r0,
+                                          index_t rows) {
+  GemmTask<L, A, O> t = task;
+  t.m = rows;
+  t.a += r0 * t.rs_a;
+  if (t.c_in) t.c_in += r0 * t.rs_ci;
+  t.c_out += r0 * t.rs_co;
+  if (t.epi.bias_kind == BiasKind::kPerRow) t.epi.bias += r0 * t.epi.bias_stride;
+  if (t.rq.bias_kind == BiasKind::kPerRow) t.rq.bias += r0 * t.rq.bias_stride;
+  if (t.rq.scale_kind == ScaleKind::kPerRow) t.rq.scale += r0 * t.rq.scale_stride;
+  return t;
+}
+
 template <class L, class A, class O>
 static inline GemmTask<L, A, O> transposed(const GemmTask<L, A, O>& task) {
   GemmTask<L, A, O> t = task;

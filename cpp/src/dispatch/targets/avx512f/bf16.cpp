@@ -4,7 +4,7 @@
 namespace gemmkit::isa_avx512f {
 
 dispatch::Descriptor<bfloat16> bf16_descriptor() {
-  return family_descriptor<Widen<bfloat16, float, kMrReg, kNr>::Family, kSkinnyNr, 0,
+  return family_descriptor<Tiles<bfloat16, float>::Family, kSkinnyNr, 0,
                            SquareFamily<bfloat16, float>>();
 }
 

@@ -4,7 +4,7 @@
 namespace gemmkit::isa_avx512f {
 
 dispatch::Descriptor<float16> f16_descriptor() {
-  return family_descriptor<Widen<float16, float, kMrReg, kNr>::Family, kSkinnyNr, 0,
+  return family_descriptor<Tiles<float16, float>::Family, kSkinnyNr, 0,
                            SquareFamily<float16, float>>();
 }
 

@@ -4,7 +4,7 @@
 namespace gemmkit::isa_avx512f {
 
 dispatch::Descriptor<float> f32_descriptor() {
-  return family_descriptor<Widen<float, float, kMrReg, kNr>::Family, kSkinnyNr, kShortNr,
+  return family_descriptor<Tiles<float, float>::Family, kSkinnyNr, kShortNr,
                            SquareFamily<float>>();
 }
 

@@ -4,7 +4,7 @@
 namespace gemmkit::isa_avx512f {
 
 dispatch::Descriptor<double> f64_descriptor() {
-  return family_descriptor<Widen<double, double, kMrReg, kNr>::Family, kSkinnyNr, kShortNr,
+  return family_descriptor<Tiles<double, double>::Family, kSkinnyNr, kShortNr,
                            SquareFamily<double>>();
 }
 

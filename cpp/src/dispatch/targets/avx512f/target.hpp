@@ -1,9 +1,11 @@
-// L7 target avx512f: 32x12 tiles (f64 16x12): 24 zmm accumulators + 2 A + 1 B = 27 of 32 zmm registers; 32x8 for skinny outputs; float, float16 and bfloat16 squares 48x8 (f64 24x8) with a hand-scheduled depth loop.
+// L7 target avx512f: 32x12 tiles (f64 16x12) with a hand-scheduled depth loop: 24 zmm accumulators + 2 x 2 A + 2 B = 30 of 32 zmm registers; 32x8 for skinny outputs; float, float16 and bfloat16 squares 48x8 (f64 24x8) with a hand-scheduled depth loop.
 #pragma once
 #include "simd/avx512f.hpp"
 #define GEMMKIT_TOKEN isa_avx512f::Avx512F
 #include "dispatch/gemm-inl.hpp"
 #include "kernel/pipelined_avx512.hpp"
+
+#include <type_traits>
 
 namespace gemmkit::isa_avx512f {
 constexpr int kMrReg = 2;
@@ -17,7 +19,17 @@ constexpr int kShortNr = 12;
 // hand-scheduled depth loop (kernel/pipelined_avx512.hpp), for input L and
 // accumulator A.
 template <class L, class A = L>
-using SquareFamily = kernel::PipelinedFamily<Avx512F, L, A>;
+using SquareFamily = kernel::PipelinedFamily<Avx512F, L, A, 3, 8>;
+// The float tiles for input L and accumulator A (Family<NR>, see Widen):
+// the main 2 x 12 tile with its hand-scheduled depth loop, the narrower
+// ones with the generic loop.
+template <class L, class A>
+struct Tiles {
+  template <int NR>
+  using Family = std::conditional_t<NR == 0 || NR == kNr,
+                                    kernel::PipelinedFamily<Avx512F, L, A, kMrReg, kNr>,
+                                    kernel::WidenFamily<Avx512F, L, A, kMrReg, NR>>;
+};
 // Complex tiles (kernel/complex.hpp) hold two accumulators per register of
 // rows; int64 tiles leave room for the multiply's temporaries.
 constexpr int kComplexMrReg = 2;
