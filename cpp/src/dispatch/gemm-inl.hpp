@@ -22,6 +22,16 @@ namespace gemmkit::GEMMKIT_ISA_NAMESPACE {
 // tiles is 12 + 4).
 // SQUARE (void = none): a family with the main tile's arithmetic and another
 // tile shape, for products large in both dimensions (see family_one).
+
+// Rows [0, whole) of the product on tile Head and the rest on tile Tail, as
+// two products (row_block); every tile sums the same products in the same
+// order (the depth sliced for nr), so the bits do not depend on the split.
+template <class Head, class Tail, class L, class A, class O>
+int run_split_rows(const GemmTask<L, A, O>& t, index_t whole, index_t nr) {
+  if (int st = driver::BlockedGemm<Head, O>::run(row_block(t, 0, whole), nr)) return st;
+  return driver::BlockedGemm<Tail, O>::run(row_block(t, whole, t.m - whole), nr);
+}
+
 // One oriented product: the special paths, else the driver.
 template <template <int> class Family, int SKINNY_NR, class O, int SHORT_NR = 0,
           class SQUARE = void>
@@ -62,43 +72,56 @@ int family_one(const GemmTask<typename Family<0>::L, typename Family<0>::A, O>& 
   [[maybe_unused]] const auto pad_columns = [&t](index_t w) {
     return (t.n + w - 1) / w * w - t.n;
   };
+  // Whether the rows past a tile's last whole row tile may run as a product
+  // of their own on a shorter tile instead of padding one: on one thread,
+  // where B's columns lie along the depth, so that those rows read B in
+  // place (a second packing of B costs them their gain; two threads lost 7%
+  // at 256 and 512 to the second product and its team).
+  [[maybe_unused]] const auto may_split_rows = [&t](index_t rest, index_t tail_rows) {
+    return rest > 0 && rest <= tail_rows && !t.packed_a && t.rs_b == 1 && t.cs_b != 1 &&
+           driver::BlockedGemm<Main, O>::team_size(t) == 1;
+  };
   // The square tile (kernel/pipelined_avx512.hpp says why it is faster),
   // for more than 8 row tiles of the main tile (float32 257-384 rows: +2-15%
   // over the main tile on a Xeon; 256 gains nothing, as 48-row tiles fill
   // only 89% of it) and at least two of its column tiles, unless its
   // columns would pad C more than the main tile's (few columns: 12 or 36
-  // fill 12-wide tiles exactly).  On one thread, the rows past its last
-  // whole row tile run on the main tile, or the short tile where they fit
-  // one register, instead of padding a square tile, from 4 square row
-  // tiles on (float32 on a Xeon, 2026-12-05, 256 kernel-frame columns:
-  // 200-320 rows +2-10% over the main tile and over the padded square tile
-  // alike; 416 +8%; float64 100-256 rows +1-10%), if B's columns lie along
-  // the depth, so that the rows left read B in place: packing B a second time
-  // costs them their gain.  Two threads lost 7% at 256 and 512 to the second
-  // product (and its team).  Not for a prepacked A (in the main tile's
-  // layout); the depth is sliced for the main NR, so the bits are the main
-  // tile's whatever the rows run on.
+  // fill 12-wide tiles exactly).  Where the rows may split (may_split_rows),
+  // from 4 square row tiles on, the rows past its last whole row tile that
+  // fit the main tile run there, or on the short tile where they fit one
+  // register (float32 on a Xeon, 2026-12-05, one thread, 256 kernel-frame
+  // columns: 200-320 rows +2-10% over the main tile and over the padded
+  // square tile alike; 416 +8%; float64 100-256 rows +1-10%).  Not for a
+  // prepacked A (in the main tile's layout); the depth is sliced for the
+  // main NR, so the bits are the main tile's.
   if constexpr (!std::is_void_v<SQUARE>) {
-    using Square = driver::BlockedGemm<SQUARE, O>;
     const index_t rest = t.m % SQUARE::kMr;
-    const bool split = rest > 0 && rest <= Main::kMr && t.rs_b == 1 && t.cs_b != 1 &&
-                       t.m > 4 * SQUARE::kMr && Square::team_size(t) == 1;
+    const bool split = t.m > 4 * SQUARE::kMr && may_split_rows(rest, Main::kMr);
     if (!t.packed_a && (split || t.m > 8 * Main::kMr) && t.n >= 2 * SQUARE::kNr &&
         (t.n >= 8 * NR || pad_columns(SQUARE::kNr) <= pad_columns(NR))) {
-      if (!split) return Square::run(t, NR);
-      const index_t whole = t.m - rest;
-      if (int st = Square::run(row_block(t, 0, whole), NR)) return st;
+      if (!split) return driver::BlockedGemm<SQUARE, O>::run(t, NR);
       if constexpr (SHORT_NR > 0) {
         using Short = typename Main::template Short<SHORT_NR>;
-        if (rest <= Short::kMr)
-          return driver::BlockedGemm<Short, O>::run(row_block(t, whole, rest), NR);
+        if (rest <= Short::kMr) return run_split_rows<SQUARE, Short>(t, t.m - rest, NR);
       }
-      return driver::BlockedGemm<Main, O>::run(row_block(t, whole, rest), NR);
+      return run_split_rows<SQUARE, Main>(t, t.m - rest, NR);
     }
   }
   if constexpr (SKINNY_NR > 0) {
     if (t.n < 8 * NR && pad_columns(SKINNY_NR) < pad_columns(NR)) {
       return driver::BlockedGemm<Family<SKINNY_NR>, O>::run(t, NR);
+    }
+  }
+  // The same for the main tile's last row tile, on a short tile of at least
+  // 16 rows (float32 on a Xeon, 2026-12-05, one thread: 40, 72 and 100
+  // kernel-frame rows, k = 300-4096, +3-17%).  A float64 short tile has 8:
+  // those rows then stream B again for too little arithmetic (-5-10%).
+  if constexpr (SHORT_NR > 0) {
+    using Short = typename Main::template Short<SHORT_NR>;
+    if constexpr (Short::kMr >= 16) {
+      const index_t rest = t.m % Main::kMr;
+      if (t.m > Main::kMr && may_split_rows(rest, Short::kMr))
+        return run_split_rows<Main, Short>(t, t.m - rest, NR);
     }
   }
   return driver::BlockedGemm<Main, O>::run(t, NR);
