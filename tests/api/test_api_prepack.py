@@ -141,7 +141,8 @@ def test_short_tiles_equal_the_main_tile_bitwise(float_dtype, la, n):
 @pytest.mark.parametrize("m, n, k", [(300, 401, 1537), (300, 520, 769), (150, 700, 64),
                                      (150, 401, 1537), (40, 520, 769), (16, 401, 300),
                                      (300, 320, 700), (64, 256, 300), (100, 200, 520),
-                                     (70, 130, 90), (300, 40, 700), (96, 100, 1537)])
+                                     (70, 130, 90), (300, 40, 700), (96, 100, 1537),
+                                     (100, 20, 300), (64, 70, 500)])
 @pytest.mark.parametrize("la", ["C", "F"])
 @pytest.mark.parametrize("float_dtype", ["float32", "float64"])
 @pytest.mark.parametrize("threads", [1, 2])
@@ -152,13 +153,15 @@ def test_square_and_split_tiles_equal_the_main_tile_bitwise(threads, float_dtype
     # prepacked: the same products in the same order, so the same bits.
     # Ragged edges; depths of one and several slices; C^T with 300 columns
     # packs the kernel's B, with at most 256 the driver reads it in place
-    # (the second loop), 16 and 40 columns are whole square tiles.  On one
-    # thread, with A row-major (B's columns in place), rows past the last
-    # whole square tile run on the main or the short tile when they fit it
+    # (the second loop), 16 and 40 columns are whole square tiles.  Few
+    # rows take the square tile where it pads them no more than the main
+    # tile (float32 40 and 70 rows, float64 20, 40 and 70).  On one thread,
+    # with A row-major (B's columns in place), rows past the last whole
+    # square tile run on the main or the short tile when they fit it
     # (float32 48-row tiles: 200, 256, 320, 401 and 700 rows leave 8, 16,
     # 32, 17 and 28; float64 24-row tiles: 130, 200, 256, 320, 520 and 700
     # leave 10, 8, 16, 8, 16 and 4), and float32 rows past the main tile's
-    # last whole 32 on the short tile (40 and 100 leave 8 and 4).
+    # last whole 32 on the short tile (100 leaves 4).
     before = thread_setting()
     try:
         gemmkit.set_num_threads(threads)

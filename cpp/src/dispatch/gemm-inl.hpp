@@ -81,23 +81,34 @@ int family_one(const GemmTask<typename Family<0>::L, typename Family<0>::A, O>& 
     return rest > 0 && rest <= tail_rows && !t.packed_a && t.rs_b == 1 && t.cs_b != 1 &&
            driver::BlockedGemm<Main, O>::team_size(t) == 1;
   };
+  // Rows C would gain padded to whole tiles of height h.
+  [[maybe_unused]] const auto pad_rows = [&t](index_t h) {
+    return (t.m + h - 1) / h * h - t.m;
+  };
   // The square tile (kernel/pipelined_avx512.hpp says why it is faster),
-  // for more than 8 row tiles of the main tile (float32 257-384 rows: +2-15%
-  // over the main tile on a Xeon; 256 gains nothing, as 48-row tiles fill
-  // only 89% of it) and at least two of its column tiles, unless its
-  // columns would pad C more than the main tile's (few columns: 12 or 36
-  // fill 12-wide tiles exactly).  Where the rows may split (may_split_rows),
-  // from 4 square row tiles on, the rows past its last whole row tile that
-  // fit the main tile run there, or on the short tile where they fit one
-  // register (float32 on a Xeon, 2026-12-05, one thread, 256 kernel-frame
-  // columns: 200-320 rows +2-10% over the main tile and over the padded
-  // square tile alike; 416 +8%; float64 100-256 rows +1-10%).  Not for a
-  // prepacked A (in the main tile's layout); the depth is sliced for the
-  // main NR, so the bits are the main tile's.
+  // with at least two of its column tiles, unless its columns would pad C
+  // more than the main tile's (few columns: 12 or 36 fill 12-wide tiles
+  // exactly), and
+  //  - wherever its rows pad C no more than the main tile's: float32 33-48
+  //    kernel-frame rows (one square row tile, B streamed once, instead of
+  //    two main ones) on a Xeon, 2026-12-05: 1024x40x1024 +23-27%, two
+  //    threads +40-60%; float64 20-24 rows +26-33%, 70 +14-22%; float32
+  //    96-144 +3-15%; 80 and float64 90 (as many padded rows) even;
+  //  - for more than 8 row tiles of the main tile (float32 257-384 rows:
+  //    +2-15% over the main tile);
+  //  - where the rows may split (may_split_rows), from 4 square row tiles
+  //    on: the rows past its last whole row tile that fit the main tile run
+  //    there, or on the short tile where they fit one register (float32,
+  //    one thread, 256 kernel-frame columns: 200-320 rows +2-10% over the
+  //    main tile and over the padded square tile alike; 416 +8%; float64
+  //    100-256 rows +1-10%).
+  // Not for a prepacked A (in the main tile's layout); the depth is sliced
+  // for the main NR, so the bits are the main tile's.
   if constexpr (!std::is_void_v<SQUARE>) {
     const index_t rest = t.m % SQUARE::kMr;
     const bool split = t.m > 4 * SQUARE::kMr && may_split_rows(rest, Main::kMr);
-    if (!t.packed_a && (split || t.m > 8 * Main::kMr) && t.n >= 2 * SQUARE::kNr &&
+    const bool rows_fit = pad_rows(SQUARE::kMr) <= pad_rows(Main::kMr) || t.m > 8 * Main::kMr;
+    if (!t.packed_a && (split || rows_fit) && t.n >= 2 * SQUARE::kNr &&
         (t.n >= 8 * NR || pad_columns(SQUARE::kNr) <= pad_columns(NR))) {
       if (!split) return driver::BlockedGemm<SQUARE, O>::run(t, NR);
       if constexpr (SHORT_NR > 0) {
