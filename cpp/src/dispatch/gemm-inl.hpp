@@ -20,8 +20,8 @@ namespace gemmkit::GEMMKIT_ISA_NAMESPACE {
 // narrower tile (SKINNY_NR, 0 = none) can serve outputs with few columns,
 // where padding n up to NR would waste arithmetic (16 columns in 12-wide
 // tiles is 12 + 4).
-// SQUARE (void = none): a family with the main tile's arithmetic and another
-// tile shape, for products large in both dimensions (see family_one).
+// SQUARE (void = none): a family with the main tile's arithmetic and a taller
+// tile, for products whose rows it fits (see family_one).
 
 // Rows [0, whole) of the product on tile Head and the rest on tile Tail, as
 // two products (row_block); every tile sums the same products in the same
@@ -124,9 +124,10 @@ int family_one(const GemmTask<typename Family<0>::L, typename Family<0>::A, O>& 
     }
   }
   // The same for the main tile's last row tile, on a short tile of at least
-  // 16 rows (float32 on a Xeon, 2026-12-05, one thread: 40, 72 and 100
-  // kernel-frame rows, k = 300-4096, +3-17%).  A float64 short tile has 8:
-  // those rows then stream B again for too little arithmetic (-5-10%).
+  // 16 rows (float32 on a Xeon, 2026-12-05, one thread: 100 kernel-frame
+  // rows, k = 1024-4096, +3-8%; 40 and 72, +10-17%, now take the square
+  // tile).  A float64 short tile has 8: those rows then stream B again for
+  // too little arithmetic (-5-10%).
   if constexpr (SHORT_NR > 0) {
     using Short = typename Main::template Short<SHORT_NR>;
     if constexpr (Short::kMr >= 16) {
