@@ -68,9 +68,10 @@ int family_one(const GemmTask<typename Family<0>::L, typename Family<0>::A, O>& 
     using Short = typename Main::template Short<SHORT_NR>;
     if (!t.packed_a && t.m <= Short::kMr) return driver::BlockedGemm<Short, O>::run(t, NR);
   }
-  // Columns C would gain padded to whole tiles of width w.
-  [[maybe_unused]] const auto pad_columns = [&t](index_t w) {
-    return (t.n + w - 1) / w * w - t.n;
+  // What an extent of C (t.m rows, t.n columns) gains padded to whole
+  // tiles of size w.
+  [[maybe_unused]] const auto padding = [](index_t extent, index_t w) {
+    return (extent + w - 1) / w * w - extent;
   };
   // Whether the rows past a tile's last whole row tile may run as a product
   // of their own on a shorter tile instead of padding one: on one thread,
@@ -80,10 +81,6 @@ int family_one(const GemmTask<typename Family<0>::L, typename Family<0>::A, O>& 
   [[maybe_unused]] const auto may_split_rows = [&t](index_t rest, index_t tail_rows) {
     return rest > 0 && rest <= tail_rows && !t.packed_a && t.rs_b == 1 && t.cs_b != 1 &&
            driver::BlockedGemm<Main, O>::team_size(t) == 1;
-  };
-  // Rows C would gain padded to whole tiles of height h.
-  [[maybe_unused]] const auto pad_rows = [&t](index_t h) {
-    return (t.m + h - 1) / h * h - t.m;
   };
   // The square tile (kernel/pipelined_avx512.hpp says why it is faster),
   // with at least two of its column tiles, unless its columns would pad C
@@ -107,9 +104,10 @@ int family_one(const GemmTask<typename Family<0>::L, typename Family<0>::A, O>& 
   if constexpr (!std::is_void_v<SQUARE>) {
     const index_t rest = t.m % SQUARE::kMr;
     const bool split = t.m > 4 * SQUARE::kMr && may_split_rows(rest, Main::kMr);
-    const bool rows_fit = pad_rows(SQUARE::kMr) <= pad_rows(Main::kMr) || t.m > 8 * Main::kMr;
+    const bool rows_fit =
+        padding(t.m, SQUARE::kMr) <= padding(t.m, Main::kMr) || t.m > 8 * Main::kMr;
     if (!t.packed_a && (split || rows_fit) && t.n >= 2 * SQUARE::kNr &&
-        (t.n >= 8 * NR || pad_columns(SQUARE::kNr) <= pad_columns(NR))) {
+        (t.n >= 8 * NR || padding(t.n, SQUARE::kNr) <= padding(t.n, NR))) {
       if (!split) return driver::BlockedGemm<SQUARE, O>::run(t, NR);
       if constexpr (SHORT_NR > 0) {
         using Short = typename Main::template Short<SHORT_NR>;
@@ -119,7 +117,7 @@ int family_one(const GemmTask<typename Family<0>::L, typename Family<0>::A, O>& 
     }
   }
   if constexpr (SKINNY_NR > 0) {
-    if (t.n < 8 * NR && pad_columns(SKINNY_NR) < pad_columns(NR)) {
+    if (t.n < 8 * NR && padding(t.n, SKINNY_NR) < padding(t.n, NR)) {
       return driver::BlockedGemm<Family<SKINNY_NR>, O>::run(t, NR);
     }
   }

@@ -303,8 +303,8 @@ struct Microkernel {
     Reg acc[kNr][kMrReg];
     init(acc, m_eff, n_eff, nullptr);
     if constexpr (requires { Family::accumulate_columns(kc, a, b, b_cs, acc); }) {
-      // A family with its own loop over in-place columns (the avx512f square
-      // tile, pipelined_avx512.hpp): full-width tiles of a packed A.
+      // A family with its own loop over in-place columns (the avx512f
+      // pipelined tiles, pipelined_avx512.hpp): full-width tiles of a packed A.
       if (b_cols && a_step == Loop::kMr && n_eff == kNr) {
         Family::accumulate_columns(kc, a, b, b_cs, acc);
         Store<O>::store(acc, m_eff, n_eff, s);

@@ -1,4 +1,4 @@
-// L7 target avx512f: 32x12 tiles (f64 16x12) with a hand-scheduled depth loop: 24 zmm accumulators + 2 x 2 A + 2 B = 30 of 32 zmm registers; 32x8 for skinny outputs; float, float16 and bfloat16 squares 48x8 (f64 24x8) with a hand-scheduled depth loop.
+// L7 target avx512f: 32x12 tiles (f64 16x12) with a hand-scheduled depth loop: 24 zmm accumulators + 2 x 2 A + 2 B = 30 of 32 zmm registers; 32x8 for skinny outputs; square tiles 48x8 (f64 24x8, float16/bfloat16 widened to the float32 one) with the same kind of loop.
 #pragma once
 #include "simd/avx512f.hpp"
 #define GEMMKIT_TOKEN isa_avx512f::Avx512F
