@@ -170,6 +170,46 @@ def test_square_and_split_tiles_equal_the_main_tile_bitwise(threads, float_dtype
         restore_thread_setting(before)
 
 
+@pytest.mark.parametrize("m, n, k", [(600, 16, 3000), (333, 8, 2049), (257, 13, 1537),
+                                     (200, 40, 1200), (100, 3, 5000), (90, 70, 1100)])
+@pytest.mark.parametrize("float_dtype", ["float32", "float64"])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_streaming_order_equals_the_slice_order_bitwise(threads, float_dtype, m, n, k):
+    # A row-major A is, seen transposed, the kernel's B read in place; under
+    # a B^T whose packed slices all fit GEMMKIT_STREAM_B_BYTES the driver
+    # runs each panel of it through every depth slice before the next
+    # (driver.hpp, work_stream) instead of running the slices outside.  The
+    # same slices are summed in the same order, so the bits must not move:
+    # plain and prepacked, alpha/beta on a separate C (the first slice reads
+    # C, the later ones the output), bias and activation (the last slice
+    # only), ragged tiles, several slices, one and two threads.
+    a, b = _operands(m + 3 * n + k, m, n, k, float_dtype, "C", "C")
+    c = _c(n, m, n, float_dtype)
+    bias = _rand(np.random.default_rng(k), (n,), float_dtype)
+    packed = gemmkit.prepack_rhs(b)
+    forms = {
+        "plain": lambda: gemmkit.gemm(a, b),
+        "prepacked": lambda: gemmkit.gemm(a, packed),
+        "alpha_beta": lambda: gemmkit.gemm(a, b, c, alpha=0.75, beta=-1.5),
+        "prepacked_alpha_beta": lambda: gemmkit.gemm(a, packed, c, alpha=0.75, beta=-1.5),
+        "bias_relu": lambda: gemmkit.gemm(a, b, c, beta=0.5, bias=bias, activation="relu"),
+    }
+    before = thread_setting()
+    try:
+        gemmkit.set_num_threads(threads)
+        results = {}
+        for limit in (1, 1 << 40):  # never, always (for these shapes)
+            gemmkit.tuning.set("GEMMKIT_STREAM_B_BYTES", limit)
+            results[limit] = {name: run() for name, run in forms.items()}
+    finally:
+        gemmkit.tuning.reset("GEMMKIT_STREAM_B_BYTES")
+        restore_thread_setting(before)
+    for name in forms:
+        assert _same_bits(results[1][name], results[1 << 40][name]), name
+    _close(results[1 << 40]["plain"], a, b, dtype=float_dtype)
+    _close(results[1 << 40]["alpha_beta"], a, b, c, 0.75, -1.5, dtype=float_dtype)
+
+
 @pytest.mark.parametrize("m, n, k", [(1, 1, 1), (1, 40, 50), (40, 1, 50), (2, 3, 4),
                                      (5, 7, 40), (17, 9, 3), (2, 2, 64)])
 def test_special_path_shapes_agree(dtype, m, n, k):

@@ -8,6 +8,10 @@
 //         for jr in chunk by NR       (B micropanel -> L1)
 //           for ir in block by MR     microkernel
 //
+// Where B is read in place under a small A (work_stream), the order turns:
+// A is packed whole, and each B micropanel runs through every depth slice
+// in turn (the same slices, so the same sums).
+//
 // Work is split only over output tiles and the depth loop is never split,
 // so every element of C sees the same operations in the same order for any
 // thread count: results are bit-identical across thread counts.
@@ -62,6 +66,7 @@ struct BlockedGemm {
     bool inplace_b;     // B's columns are contiguous along k: read in place
     bool seeded;        // depth slices accumulate in `scratch` (deep-K twin)
     bool direct;        // tile kernel summing straight into C (direct_mode)
+    bool stream_b;      // B in place, each NR panel streamed through every slice (work_stream)
     PB* b_pack;         // b_panel_size(kc) per NR panel
     PA* a_pack;         // one region of a_stride elements per team member
     index_t a_stride;
@@ -131,9 +136,74 @@ struct BlockedGemm {
     }
   }
 
+  // The store of depth slice [pc, pc + kc) into C: alpha, beta on the first
+  // slice (from c_in), beta 1 on the later ones (from c_out), the epilogue
+  // on the last.
+  static FinalStore slice_store(const Plan& plan, index_t pc, index_t kc) {
+    const Task& t = plan.t;
+    const bool first = pc == 0;
+    const bool last = pc + kc >= t.k;
+    FinalStore s{};
+    s.alpha = t.alpha;
+    s.beta = (first || !kOutIsAcc || plan.seeded) ? t.beta : A(1);
+    const bool from_c_in = first || !kOutIsAcc || plan.seeded;
+    s.src = from_c_in ? t.c_in : t.c_out;
+    s.rs_src = from_c_in ? t.rs_ci : t.rs_co;
+    s.cs_src = from_c_in ? t.cs_ci : t.cs_co;
+    s.rs_dst = t.rs_co;
+    s.cs_dst = t.cs_co;
+    s.epi = last && epilogue_active(t.epi) ? &t.epi : nullptr;
+    s.rq = &t.rq;
+    return s;
+  }
+
+  // Streaming order, for B read in place under an A whose every slice stays
+  // in L2 (few rows: a 4096x16 C seen transposed): each NR panel of B runs
+  // through all the depth slices before the next panel starts, so its
+  // columns are read front to back as a few long streams, where the usual
+  // order (slices outside) restarts every column stream once per slice and
+  // the hardware prefetchers ramp up again each time.  A is packed whole
+  // first (or is prepacked).  The slices, and so every element's sums, are
+  // those of the usual order: the same bits.
+  static void work_stream(const Plan& plan, const parallel::Team& team) {
+    const Task& t = plan.t;
+    if (!plan.packed_a) {
+      // Slices of A dealt out among the team, laid out as a prepacked A.
+      for (index_t pc = team.tid * plan.kc; pc < t.k; pc += team.size * plan.kc)
+        pack_a_block(t.m, min_i(plan.kc, t.k - pc), t.a + pc * t.cs_a, t.rs_a, t.cs_a,
+                     plan.a_pack + packed_offset(plan, pc, 0, plan.kc), t.conj_a);
+      if (team.size > 1) parallel::barrier(team);
+    }
+    const PA* a_all = plan.packed_a ? plan.packed_a : plan.a_pack;
+    const index_t panels = ceil_div(t.n, NR);
+    const index_t q1 = panels * (team.tid + 1) / team.size;
+    for (index_t q = panels * team.tid / team.size; q < q1; ++q) {
+      const index_t j = q * NR;
+      const index_t n_eff = min_i(NR, t.n - j);
+      for (index_t pc = 0; pc < t.k; pc += plan.kc) {
+        const index_t kc = min_i(plan.kc, t.k - pc);
+        const FinalStore slice = slice_store(plan, pc, kc);
+        const L* b_cols = t.b + pc * t.rs_b + j * t.cs_b;
+        for (index_t i = 0; i < t.m; i += kMr) {
+          const PA* a_tile = a_all + packed_offset(plan, pc, i / kMr, kc);
+          check_panel_alignment(a_tile);
+          FinalStore tile = slice;
+          if (tile.beta != A(0)) tile.src += i * tile.rs_src + j * tile.cs_src;
+          tile.dst = t.c_out + i * t.rs_co + j * t.cs_co;
+          tile.row0 = i;
+          tile.col0 = j;
+          if constexpr (Family::kInplace)
+            Kernel::template run_inplace<O>(kc, a_tile, kMr, b_cols, t.cs_b, true,
+                                            min_i(kMr, t.m - i), n_eff, tile);
+        }
+      }
+    }
+  }
+
   // The part of the loop nest one team member executes.
   static void work(void* ctx, const parallel::Team& team) {
     const Plan& plan = *static_cast<const Plan*>(ctx);
+    if (plan.stream_b) return work_stream(plan, team);
     const Task& t = plan.t;
     const index_t kc_max = plan.kc;
     PA* a_pack = plan.a_pack + team.tid * plan.a_stride;
@@ -168,16 +238,8 @@ struct BlockedGemm {
 
         // Final store: into C, with alpha, beta, epilogue, requantization.
         // Intermediate slices of a seeded run store raw sums into scratch.
-        FinalStore s{};
-        s.alpha = t.alpha;
-        s.beta = (first || !kOutIsAcc || plan.seeded) ? t.beta : A(1);
-        const bool from_c_in = first || !kOutIsAcc || plan.seeded;
-        s.rs_src = from_c_in ? t.rs_ci : t.rs_co;
-        s.cs_src = from_c_in ? t.cs_ci : t.cs_co;
-        s.rs_dst = t.rs_co;
-        s.cs_dst = t.cs_co;
-        s.epi = last && epilogue_active(t.epi) ? &t.epi : nullptr;
-        s.rq = &t.rq;
+        const FinalStore slice = slice_store(plan, pc, kc);
+        FinalStore s = slice;
         ScratchStore ss{};
         ss.alpha = A(1);
         ss.beta = A(0);
@@ -254,7 +316,7 @@ struct BlockedGemm {
                 Kernel::template run<A>(kc, a_tile, b_panel_p, m_eff, n_eff, seed_p, ss);
                 continue;
               }
-              s.src = from_c_in ? t.c_in : t.c_out;
+              s.src = slice.src;
               if (s.beta != A(0)) s.src += i * s.rs_src + j * s.cs_src;
               s.dst = t.c_out + i * t.rs_co + j * t.cs_co;
               s.row0 = i;
@@ -305,6 +367,18 @@ struct BlockedGemm {
     if (limit == 0) limit = cache::info().l2 / 2;
     const double bytes = double(NR) * double(k) * double(sizeof(PB));
     return bytes > double(limit);
+  }
+
+  // Whether B read in place streams each panel through every slice
+  // (work_stream) under an A of a_elems packed elements: while all of A
+  // fits half of L2 (STREAM_B_BYTES).  Measured on a Xeon, 2026-12-05, one
+  // thread, k = 4096, C of 4096 rows and n columns (A the n x 4096 side):
+  // float64 n = 8 32 -> 43-45 GFLOP/s, n = 16 51-55 -> 70, n = 32 64-69 ->
+  // 71-73; float32 n = 16 122 -> 141; two threads, float64 n = 16 +33%.
+  static bool streams_b(index_t a_elems) {
+    std::size_t limit = tuning::get(tuning::Knob::kStreamBBytes);
+    if (limit == 0) limit = cache::info().l2 / 2;
+    return double(a_elems) * double(sizeof(PA)) <= double(limit);
   }
 
   // Direct mode (tile kernels): the output is the plain sum alpha = 1,
@@ -364,19 +438,23 @@ struct BlockedGemm {
       plan.inplace_b = !plan.seeded && t.rs_b == 1 && t.cs_b != 1 &&
                        (t.n <= index_t(tuning::get(tuning::Knob::kInplaceRhsMaxN)) ||
                         t.m <= 8 * kMr);
+      plan.stream_b = plan.inplace_b && kOutIsAcc && t.k > plan.kc &&
+                      streams_b(prepacked_elems(t.m, t.k, plan.kc));
     }
 
     // The job split only ever shrinks mc below mc_max.
     index_t mc_cap = plan.mc_max;
     if (mc_cap > ceil_div(t.m, kMr) * kMr) mc_cap = ceil_div(t.m, kMr) * kMr;
     const index_t b_elems = ceil_div(plan.nc, NR) * Family::b_panel_size(plan.kc);
-    plan.a_stride = plan.packed_a ? 0
-                                  : (ceil_div(mc_cap, kMr) * Family::a_panel_size(plan.kc) + 63) /
-                                        64 * 64;
+    // Each member's A block; in streaming order one whole A, shared.
+    const index_t a_elems = plan.stream_b ? prepacked_elems(t.m, t.k, plan.kc)
+                                          : ceil_div(mc_cap, kMr) * Family::a_panel_size(plan.kc);
+    const int a_regions = plan.stream_b ? 1 : threads;
+    plan.a_stride = plan.packed_a ? 0 : (a_elems + 63) / 64 * 64;
     // Whole cache lines, so the packed A block after it is 64-byte aligned
     // (b_elems is at most NC x KC panels, both bounded by the knobs' range).
     const double b_bytes = double((b_elems * index_t(sizeof(PB)) + 63) / 64 * 64);
-    const double bytes = b_bytes + double(plan.a_stride) * threads * sizeof(PA);
+    const double bytes = b_bytes + double(plan.a_stride) * a_regions * sizeof(PA);
     if (bytes > double(PTRDIFF_MAX / 4)) return GEMMKIT_ERROR_ALLOC;
     char* ws = static_cast<char*>(workspace::thread_buffer(
         workspace::kSlotPack, static_cast<std::size_t>(bytes) + 128));

@@ -54,6 +54,9 @@ const KnobInfo kKnobs[] = {
      "narrow (f16/bf16/requantized) outputs: bytes of one depth panel of B "
      "above which depth slices accumulate in a scratch and round once "
      "(0 = half of L2)"},
+    {"GEMMKIT_STREAM_B_BYTES", 0, kWorkMax,
+     "B read in place: bytes of the whole packed A up to which each panel of B "
+     "runs through every depth slice before the next (0 = half of L2, 1 = never)"},
 };
 static_assert(sizeof(kKnobs) / sizeof(kKnobs[0]) ==
               static_cast<std::size_t>(Knob::kCount));

@@ -27,6 +27,8 @@ enum class Knob : int {
                           // (always with at most 8 row tiles: driver.hpp)
   kDeepKcBytes,           // narrow outputs: depth panel bytes above which
                           // slices accumulate in an A-typed scratch (0 = L2/2)
+  kStreamBBytes,          // B in place: packed A bytes up to which each B
+                          // panel streams through every slice (0 = L2/2)
   kCount
 };
 
