@@ -276,6 +276,31 @@ def _to_f16(x):
     return struct.unpack("e", struct.pack("e", x))[0]
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_streaming_order_buffers(dtype):
+    # The driver's streaming order for an operand read in place (driver.hpp,
+    # work_stream; test_api_prepack compares it on numpy arrays) in every
+    # build, the WebAssembly ones included: through GEMMKIT_STREAM_B_BYTES,
+    # never (1) and always (2^40), the same bits.  A row-major A of 90 rows
+    # is, seen transposed, read in place under a B^T of 5 rows, 2100 deep:
+    # several depth slices in every build.
+    m, n, k = 90, 5, 2100  # above the small-product route (96^3 of work)
+    a, b, c = py_values(11, m, k), py_values(12, k, n), py_values(13, m, n)
+    a_buf, b_buf, c_buf = py_matrix(dtype, a), py_matrix(dtype, b), py_matrix(dtype, c)
+    packed = gemmkit.prepack_rhs(b_buf)
+    got = {}
+    try:
+        for limit in (1, 1 << 40):
+            gemmkit.tuning.set("GEMMKIT_STREAM_B_BYTES", limit)
+            got[limit] = [_rows(gemmkit.gemm(a_buf, b_buf)), _rows(gemmkit.gemm(a_buf, packed)),
+                          _rows(gemmkit.gemm(a_buf, b_buf, c_buf, alpha=0.75, beta=-1.5))]
+    finally:
+        gemmkit.tuning.reset("GEMMKIT_STREAM_B_BYTES")
+    assert got[1] == got[1 << 40]
+    msg = py_check_gemm(dtype, got[1 << 40][2], a, b, c, 0.75, -1.5)
+    assert msg is None, msg
+
+
 @pytest.mark.parametrize("dtype", ["int8", "float32"])
 def test_prepack_buffers(dtype):
     # Small integers: every result is exact, so packed and plain agree on
