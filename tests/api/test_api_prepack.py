@@ -210,6 +210,30 @@ def test_streaming_order_equals_the_slice_order_bitwise(threads, float_dtype, m,
     _close(results[1 << 40]["alpha_beta"], a, b, c, 0.75, -1.5, dtype=float_dtype)
 
 
+@pytest.mark.parametrize("m, n, k", [(200, 1500, 1000), (77, 1301, 2000)])
+@pytest.mark.parametrize("float_dtype", ["float32", "float64"])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_row_major_b_packs_row_by_row_to_the_same_bits(threads, float_dtype, m, n, k):
+    # With a column-major C the kernel's B is B itself; a row-major B whose
+    # packed block passes half of L2 is packed a row at a time, dealt out to
+    # the panels (pack::pack_b's rows_first), a column-major one by its
+    # transposing path: the same packed panels, so the same bits.  Ragged
+    # last panels; two threads pack a panel range each.
+    a, b = _operands(m + n + k, m, n, k, float_dtype, "C", "C")
+    b_f = np.asfortranarray(b)
+    before = thread_setting()
+    try:
+        gemmkit.set_num_threads(threads)
+        got = np.empty((m, n), float_dtype, order="F")
+        want = np.empty((m, n), float_dtype, order="F")
+        gemmkit.gemm(a, b, out=got)
+        gemmkit.gemm(a, b_f, out=want)
+    finally:
+        restore_thread_setting(before)
+    assert _same_bits(np.ascontiguousarray(got), np.ascontiguousarray(want))
+    _close(got, a, b, dtype=float_dtype)
+
+
 @pytest.mark.parametrize("m, n, k", [(1, 1, 1), (1, 40, 50), (40, 1, 50), (2, 3, 4),
                                      (5, 7, 40), (17, 9, 3), (2, 2, 64)])
 def test_special_path_shapes_agree(dtype, m, n, k):

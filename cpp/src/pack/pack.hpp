@@ -183,11 +183,31 @@ void pack_a(index_t mc, index_t kc, const T* a, index_t rs_a, index_t cs_a,
   }
 }
 
-// B panels [q0, q1) of a kc x nc block of a (rs_b, cs_b) view.
+// B panels [q0, q1) of a kc x nc block of a (rs_b, cs_b) view.  rows_first:
+// a source with unit stride along the columns (a row-major B) is read one
+// depth step at a time, its row segment front to back and dealt out to the
+// panels, as pack_a does for A, instead of a panel at a time, which hops a
+// row stride for every NR elements.  That pays where the block streams from
+// memory and costs where it sits in cache (the dealt-out writes then
+// dominate): the caller decides.
 template <class Token, class T, int NR>
 void pack_b(index_t kc, index_t nc, index_t q0, index_t q1, const T* b,
-            index_t rs_b, index_t cs_b, T* dst) {
-  for (index_t q = q0; q < q1; ++q) {
+            index_t rs_b, index_t cs_b, T* dst, bool rows_first) {
+  index_t q = q0;
+  if (cs_b == 1 && rows_first) {
+    const index_t full = q1 < nc / NR ? q1 : nc / NR;
+    for (index_t p = 0; p < kc; ++p) {
+      const T* s = b + p * rs_b + q0 * NR;
+      T* d = dst + q0 * NR * kc + p * NR;
+      for (index_t r = q0; r < full; ++r) {
+        std::memcpy(d, s, sizeof(T) * NR);
+        s += NR;
+        d += NR * kc;
+      }
+    }
+    if (full > q) q = full;
+  }
+  for (; q < q1; ++q) {
     const index_t j = q * NR;
     const index_t cols = nc - j < NR ? nc - j : NR;
     pack_panel<Token, T, NR>(kc, cols, b + j * cs_b, cs_b, rs_b, dst + q * NR * kc);
