@@ -157,6 +157,16 @@ struct BlockedGemm {
     return s;
   }
 
+  // The same store placed at the tile of C at row i, column j.
+  static FinalStore tile_store(const Task& t, const FinalStore& slice, index_t i, index_t j) {
+    FinalStore s = slice;
+    if (s.beta != A(0)) s.src += i * s.rs_src + j * s.cs_src;
+    s.dst = t.c_out + i * t.rs_co + j * t.cs_co;
+    s.row0 = i;
+    s.col0 = j;
+    return s;
+  }
+
   // Streaming order, for B read in place under an A whose every slice stays
   // in L2 (few rows: a 4096x16 C seen transposed): each NR panel of B runs
   // through all the depth slices before the next panel starts, so its
@@ -187,14 +197,10 @@ struct BlockedGemm {
         for (index_t i = 0; i < t.m; i += kMr) {
           const PA* a_tile = a_all + packed_offset(plan, pc, i / kMr, kc);
           check_panel_alignment(a_tile);
-          FinalStore tile = slice;
-          if (tile.beta != A(0)) tile.src += i * tile.rs_src + j * tile.cs_src;
-          tile.dst = t.c_out + i * t.rs_co + j * t.cs_co;
-          tile.row0 = i;
-          tile.col0 = j;
           if constexpr (Family::kInplace)
             Kernel::template run_inplace<O>(kc, a_tile, kMr, b_cols, t.cs_b, true,
-                                            min_i(kMr, t.m - i), n_eff, tile);
+                                            min_i(kMr, t.m - i), n_eff,
+                                            tile_store(t, slice, i, j));
         }
       }
     }
@@ -253,7 +259,6 @@ struct BlockedGemm {
         // Final store: into C, with alpha, beta, epilogue, requantization.
         // Intermediate slices of a seeded run store raw sums into scratch.
         const FinalStore slice = slice_store(plan, pc, kc);
-        FinalStore s = slice;
         ScratchStore ss{};
         ss.alpha = A(1);
         ss.beta = A(0);
@@ -330,11 +335,7 @@ struct BlockedGemm {
                 Kernel::template run<A>(kc, a_tile, b_panel_p, m_eff, n_eff, seed_p, ss);
                 continue;
               }
-              s.src = slice.src;
-              if (s.beta != A(0)) s.src += i * s.rs_src + j * s.cs_src;
-              s.dst = t.c_out + i * t.rs_co + j * t.cs_co;
-              s.row0 = i;
-              s.col0 = j;
+              const FinalStore s = tile_store(t, slice, i, j);
               if constexpr (Family::kInplace) {
                 if (plan.inplace_b || (!plan.packed_a && ir < full_rows)) {
                   const bool in_a = !plan.packed_a && ir < full_rows;
