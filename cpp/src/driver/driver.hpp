@@ -376,12 +376,16 @@ struct BlockedGemm {
     return kc;
   }
 
+  // The byte limit a knob sets, where its 0 means half of L2.
+  static double bytes_or_half_l2(tuning::Knob knob) {
+    const std::size_t limit = tuning::get(knob);
+    return double(limit != 0 ? limit : cache::info().l2 / 2);
+  }
+
   static bool deep(index_t k, index_t kc) {
     if (k <= kc) return false;
-    std::size_t limit = tuning::get(tuning::Knob::kDeepKcBytes);
-    if (limit == 0) limit = cache::info().l2 / 2;
     const double bytes = double(NR) * double(k) * double(sizeof(PB));
-    return bytes > double(limit);
+    return bytes > bytes_or_half_l2(tuning::Knob::kDeepKcBytes);
   }
 
   // Whether B read in place streams each panel through every slice
@@ -391,9 +395,7 @@ struct BlockedGemm {
   // float64 n = 8 32 -> 43-45 GFLOP/s, n = 16 51-55 -> 70, n = 32 64-69 ->
   // 71-73; float32 n = 16 122 -> 141; two threads, float64 n = 16 +33%.
   static bool streams_b(index_t a_elems) {
-    std::size_t limit = tuning::get(tuning::Knob::kStreamBBytes);
-    if (limit == 0) limit = cache::info().l2 / 2;
-    return double(a_elems) * double(sizeof(PA)) <= double(limit);
+    return double(a_elems) * double(sizeof(PA)) <= bytes_or_half_l2(tuning::Knob::kStreamBBytes);
   }
 
   // Direct mode (tile kernels): the output is the plain sum alpha = 1,
@@ -437,6 +439,7 @@ struct BlockedGemm {
     plan.mc_max = mc < kMr ? kMr : mc;
 
     const int threads = team_size(t);
+    index_t whole_a = 0;  // elements of the whole packed A (streaming order)
     if constexpr (Family::kInplace) {
       plan.inplace_a = !plan.packed_a && t.rs_a == 1 &&
                        t.n <= index_t(tuning::get(tuning::Knob::kInplaceLhsMaxN));
@@ -453,8 +456,10 @@ struct BlockedGemm {
       plan.inplace_b = !plan.seeded && t.rs_b == 1 && t.cs_b != 1 &&
                        (t.n <= index_t(tuning::get(tuning::Knob::kInplaceRhsMaxN)) ||
                         t.m <= 8 * kMr);
-      plan.stream_b = plan.inplace_b && kOutIsAcc && t.k > plan.kc &&
-                      streams_b(prepacked_elems(t.m, t.k, plan.kc));
+      if (plan.inplace_b && kOutIsAcc && t.k > plan.kc) {
+        whole_a = prepacked_elems(t.m, t.k, plan.kc);
+        plan.stream_b = streams_b(whole_a);
+      }
     }
 
     // The job split only ever shrinks mc below mc_max.
@@ -462,8 +467,8 @@ struct BlockedGemm {
     if (mc_cap > ceil_div(t.m, kMr) * kMr) mc_cap = ceil_div(t.m, kMr) * kMr;
     const index_t b_elems = ceil_div(plan.nc, NR) * Family::b_panel_size(plan.kc);
     // Each member's A block; in streaming order one whole A, shared.
-    const index_t a_elems = plan.stream_b ? prepacked_elems(t.m, t.k, plan.kc)
-                                          : ceil_div(mc_cap, kMr) * Family::a_panel_size(plan.kc);
+    const index_t a_elems =
+        plan.stream_b ? whole_a : ceil_div(mc_cap, kMr) * Family::a_panel_size(plan.kc);
     const int a_regions = plan.stream_b ? 1 : threads;
     plan.a_stride = plan.packed_a ? 0 : (a_elems + 63) / 64 * 64;
     // Whole cache lines, so the packed A block after it is 64-byte aligned
