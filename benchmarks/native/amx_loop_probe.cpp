@@ -16,11 +16,13 @@
 //                           C summed in a contiguous scratch kept in L2
 //                           across the slices, copied to C at the end
 //
-// Build (x86-64 with AMX; GCC 12 or Clang 16+):
+// Built with the C++ tests (cmake --preset cpp-tests; cmake --build
+// build/cpp-tests), as build/cpp-tests/cpp/tests/gemmkit_amx_loop_probe, or
+// by hand (x86-64; GCC 12 or Clang 16+):
 //   g++ -O3 -std=c++20 -mavx512f -mavx512bw -mamx-tile -mamx-bf16
 //       -mamx-int8 -Icpp/src -Icpp/include
 //       benchmarks/native/amx_loop_probe.cpp -o amx_loop_probe
-// Run:  ./amx_loop_probe [SECONDS_PER_POINT]   (default 0.3)
+// Run (a CPU with AMX):  ./amx_loop_probe [SECONDS_PER_POINT]   (default 0.3)
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
