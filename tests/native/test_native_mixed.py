@@ -170,3 +170,64 @@ def test_mixed_results_do_not_depend_on_thread_count():
         gemmkit.set_num_threads(0)
     for x, y in zip(*results):
         assert x.tobytes() == y.tobytes()
+
+
+def _with_stride(x, ld):
+    """x's values in a view whose rows lie ld elements apart."""
+    wide = np.zeros((x.shape[0], ld), dtype=x.dtype)
+    wide[:, : x.shape[1]] = x
+    return wide[:, : x.shape[1]]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_tile_columns_read_in_place_equal_packed_bitwise(threads):
+    # The tile families read a row-major A's rows in place (as the kernel's B
+    # columns) where they lie under 1 KiB apart and the depth is whole
+    # chunks, and pack them otherwise; both must give the same bits, for
+    # every output form.  The packed twin is the same A as a view of a wider
+    # array (rows 1 KiB and more apart).
+    if "amx" not in gemmkit.dispatch_info()["available_isas"]:
+        pytest.skip("no AMX on this machine: the tile families do not run here")
+    import ml_dtypes
+
+    rng = np.random.default_rng(29)
+    cases = {
+        ml_dtypes.bfloat16: ((70, 45, 32), (33, 100, 96), (256, 96, 384), (5, 300, 448)),
+        np.int8: ((70, 45, 64), (33, 100, 256), (64, 64, 512), (5, 300, 960)),
+    }
+    gemmkit.set_num_threads(threads)
+    try:
+        for dt, shapes in cases.items():
+            for m, n, k in shapes:
+                if dt is np.int8:
+                    a = rng.integers(-128, 128, (m, k)).astype(np.int8)
+                    b = rng.integers(-128, 128, (k, n)).astype(np.int8)
+                else:
+                    a = rng.standard_normal((m, k)).astype(dt)
+                    b = rng.standard_normal((k, n)).astype(dt)
+                packed_a = _with_stride(a, 1024)
+                assert packed_a.strides[0] >= 1024 > a.strides[0]
+
+                def forms(x):
+                    if dt is np.int8:
+                        yield gemmkit.gemm(x, b)
+                        yield gemmkit.gemm(x, gemmkit.prepack_rhs(b))
+                        yield gemmkit.gemm_requant(x, b, scale=0.003, zero_point=-5)
+                        return
+                    c = rng.standard_normal((m, n)).astype(np.float32)
+                    bias = np.linspace(-1, 1, n).astype(np.float32)
+                    yield gemmkit.gemm(x, b)
+                    yield gemmkit.gemm(x, b, out_dtype=np.float32)
+                    yield gemmkit.gemm(x, gemmkit.prepack_rhs(b), out_dtype=np.float32)
+                    yield gemmkit.gemm(x, b, c.copy(), alpha=0.5, beta=1.0, out_dtype=np.float32)
+                    yield gemmkit.gemm(x, b, out_dtype=np.float32, bias=bias, activation="relu")
+
+                rng_state = rng.bit_generator.state
+                in_place = list(forms(a))
+                rng.bit_generator.state = rng_state
+                packed = list(forms(packed_a))
+                for i, (x, y) in enumerate(zip(in_place, packed)):
+                    assert x.dtype == y.dtype
+                    assert x.tobytes() == y.tobytes(), f"{np.dtype(dt).name} {m}x{n}x{k} form {i}"
+    finally:
+        gemmkit.set_num_threads(0)

@@ -10,7 +10,10 @@
 //
 // Where B is read in place under a small A (work_stream), the order turns:
 // A is packed whole, and each B micropanel runs through every depth slice
-// in turn (the same slices, so the same sums).
+// in turn (the same slices, so the same sums).  The tile families read B's
+// whole micropanels in place where its columns are contiguous along the
+// depth and close together (tile_columns); the tiles load what packing
+// would have copied, so the sums are the same.
 //
 // Work is split only over output tiles and the depth loop is never split,
 // so every element of C sees the same operations in the same order for any
@@ -67,6 +70,7 @@ struct BlockedGemm {
     bool seeded;        // depth slices accumulate in `scratch` (deep-K twin)
     bool direct;        // tile kernel summing straight into C (direct_mode)
     bool stream_b;      // B in place, each NR panel streamed through every slice (work_stream)
+    bool tile_columns;  // tile family: B's whole NR panels read in place, the rest packed
     PB* b_pack;         // b_panel_size(kc) per NR panel
     PA* a_pack;         // one region of a_stride elements per team member
     index_t a_stride;
@@ -80,6 +84,41 @@ struct BlockedGemm {
   static constexpr bool kDirect = requires(const PA* a, const PB* b, A* c) {
     Family::accumulate_into(index_t(1), a, b, c, index_t(1), true);
   };
+
+  // Tile families that can also read B's columns in place (kernel/amx.hpp:
+  // accumulate_columns, accumulate_into_columns).
+  static constexpr bool kTileColumns = requires(const PA* a, const PB* b, A* c) {
+    Family::accumulate_into_columns(index_t(1), a, b, index_t(1), c, index_t(1), true);
+  };
+
+  // A tile family's depth loop on C in memory (accumulate_into), B from its
+  // packed panel or, where b_cols, its columns in place at b_src.
+  static void tile_into(const Plan& plan, bool b_cols, index_t kc, const PA* a,
+                        const PB* b_panel, const L* b_src, A* c, index_t ldc, bool load_c) {
+    if constexpr (kTileColumns) {
+      if (b_cols) {
+        Family::accumulate_into_columns(kc, a, reinterpret_cast<const PB*>(b_src), plan.t.cs_b,
+                                        c, ldc, load_c);
+        return;
+      }
+    }
+    Family::accumulate_into(kc, a, b_panel, c, ldc, load_c);
+  }
+
+  // Kernel::run, B as in tile_into.
+  template <class Out>
+  static void run_tile(const Plan& plan, bool b_cols, index_t kc, const PA* a,
+                       const PB* b_panel, const L* b_src, index_t m_eff, index_t n_eff,
+                       const Seed* seed, const typename Kernel::template Store<Out>::Store& s) {
+    if constexpr (kTileColumns) {
+      if (b_cols) {
+        Kernel::template run_columns<Out>(kc, a, reinterpret_cast<const PB*>(b_src),
+                                          plan.t.cs_b, m_eff, n_eff, seed, s);
+        return;
+      }
+    }
+    Kernel::template run<Out>(kc, a, b_panel, m_eff, n_eff, seed, s);
+  }
 
   static index_t ceil_div(index_t a, index_t b) { return (a + b - 1) / b; }
   static index_t min_i(index_t a, index_t b) { return a < b ? a : b; }
@@ -211,15 +250,20 @@ struct BlockedGemm {
   // larger than half of L2, so that it streams from memory.  Measured on a
   // Xeon, 2026-12-05, one thread, C column-major and B row-major: float32
   // 2048^3 +5-9%, float64 512^3 +1-5%; 256^3 (in L2) lost 3-6% that way.
+  // skip_full: only a last, partial panel is packed (the tile families read
+  // whole panels in place: tile_columns).
   static void pack_b_block(index_t kc, index_t nc, index_t q0, index_t q1, const L* b,
-                           index_t rs, index_t cs, PB* dst, bool conj) {
+                           index_t rs, index_t cs, PB* dst, bool conj, bool skip_full) {
     if constexpr (Family::kInplace) {
       const bool rows_first = double(kc) * double(nc) * sizeof(L) > double(cache::info().l2) / 2;
       pack::pack_b<Token, A, NR>(kc, nc, q0, q1, b, rs, cs, dst, rows_first);
     } else {
       const index_t panel = Family::b_panel_size(kc);
-      for (index_t q = q0; q < q1; ++q)
-        pack_b_panel(kc, min_i(NR, nc - q * NR), b + q * NR * cs, cs, rs, dst + q * panel, conj);
+      for (index_t q = q0; q < q1; ++q) {
+        const index_t width = min_i(NR, nc - q * NR);
+        if (skip_full && width == NR) continue;
+        pack_b_panel(kc, width, b + q * NR * cs, cs, rs, dst + q * panel, conj);
+      }
     }
   }
 
@@ -252,7 +296,7 @@ struct BlockedGemm {
           const index_t q0 = panels * team.tid / team.size;
           const index_t q1 = panels * (team.tid + 1) / team.size;
           pack_b_block(kc, nc, q0, q1, t.b + pc * t.rs_b + jc * t.cs_b, t.rs_b, t.cs_b,
-                       plan.b_pack, t.conj_b);
+                       plan.b_pack, t.conj_b, plan.tile_columns);
           parallel::barrier(team);
         }
 
@@ -287,6 +331,8 @@ struct BlockedGemm {
             const index_t j = jc + q * NR;
             const index_t n_eff = min_i(NR, t.n - j);
             const PB* b_panel_p = plan.b_pack + q * b_panel;
+            const bool b_cols = plan.tile_columns && n_eff == NR;
+            const L* b_src = t.b + pc * t.rs_b + j * t.cs_b;
             for (index_t ir = 0; ir < rows; ir += kMr) {
               const index_t m_eff = min_i(kMr, rows - ir);
               const index_t i = i0 + ir;
@@ -306,7 +352,8 @@ struct BlockedGemm {
                 // Tile kernels run the depth on memory directly: raw sums
                 // into the scratch, or C itself in direct mode.
                 if (plan.seeded && !last && m_eff == kMr && n_eff == NR) {
-                  Family::accumulate_into(kc, a_tile, b_panel_p, scratch_tile, plan.ld, !first);
+                  tile_into(plan, b_cols, kc, a_tile, b_panel_p, b_src, scratch_tile, plan.ld,
+                            !first);
                   continue;
                 }
                 if constexpr (kOutIsAcc) {
@@ -314,15 +361,16 @@ struct BlockedGemm {
                     A* c_tile = t.c_out + i * t.rs_co + j * t.cs_co;
                     const bool resume = !first || t.beta != A(0);
                     if (m_eff == kMr && n_eff == NR) {
-                      Family::accumulate_into(kc, a_tile, b_panel_p, c_tile, t.cs_co, resume);
+                      tile_into(plan, b_cols, kc, a_tile, b_panel_p, b_src, c_tile, t.cs_co,
+                                resume);
                     } else {
                       // Edge tiles resume from C too, so every tile sums alike.
                       const Seed from_c{c_tile, t.cs_co};
                       ScratchStore cs = ss;
                       cs.dst = c_tile;
                       cs.cs_dst = t.cs_co;
-                      Kernel::template run<A>(kc, a_tile, b_panel_p, m_eff, n_eff,
-                                              resume ? &from_c : nullptr, cs);
+                      run_tile<A>(plan, b_cols, kc, a_tile, b_panel_p, b_src, m_eff, n_eff,
+                                  resume ? &from_c : nullptr, cs);
                     }
                     continue;
                   }
@@ -332,7 +380,7 @@ struct BlockedGemm {
                 ss.dst = scratch_tile;
                 ss.row0 = i;
                 ss.col0 = j;
-                Kernel::template run<A>(kc, a_tile, b_panel_p, m_eff, n_eff, seed_p, ss);
+                run_tile<A>(plan, b_cols, kc, a_tile, b_panel_p, b_src, m_eff, n_eff, seed_p, ss);
                 continue;
               }
               const FinalStore s = tile_store(t, slice, i, j);
@@ -346,7 +394,7 @@ struct BlockedGemm {
                   continue;
                 }
               }
-              Kernel::template run<O>(kc, a_tile, b_panel_p, m_eff, n_eff, seed_p, s);
+              run_tile<O>(plan, b_cols, kc, a_tile, b_panel_p, b_src, m_eff, n_eff, seed_p, s);
             }
           }
         }
@@ -425,6 +473,18 @@ struct BlockedGemm {
       if (!plan.seeded) kc = t.k;
     } else if constexpr (kDirect) {
       plan.direct = direct_mode(t);
+    }
+    if constexpr (kTileColumns) {
+      // B with unit stride along the depth and columns under 1 KiB apart is
+      // read in place: its whole panels are not packed (every slice is a
+      // whole number of chunks).  Measured on a Xeon with AMX, 2026-12-05,
+      // one thread, alternating builds: bfloat16 1024x1024x384 (768-byte
+      // stride) +6-13%, 2048x2048x128 +2-6%, 256^3 -1..+7%; int8
+      // 1024x1024x512 +4-6%, 256^3 +5-12%.  From 1 KiB the strided tile
+      // loads lose to the packed panel: bfloat16 k = 512 -8%, 544 -10%,
+      // 1056 -2%, 2048^3 -28%; int8 k = 1024 -12%.
+      const index_t stride = (t.cs_b < 0 ? -t.cs_b : t.cs_b) * index_t(sizeof(PB));
+      plan.tile_columns = t.rs_b == 1 && t.k % Family::kDepthMultiple == 0 && stride < 1024;
     }
     plan.kc = kc < t.k ? kc : t.k;
     if (plan.kc < 1) plan.kc = 1;

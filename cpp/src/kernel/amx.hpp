@@ -33,7 +33,9 @@
 //            b + q * NR * D + u * 16 * D, row stride 64 bytes.
 // Rows or columns past width and depth past kc hold zero, so padding
 // contributes exactly 0 (int8) or +0 products (bf16).  No trailer: panel
-// sizes are Q * 16 * kMr * E and Q * NR * D elements.
+// sizes are Q * 16 * kMr * E and Q * NR * D elements.  B's columns, where
+// they are contiguous along the depth, are also AMX A tiles as they lie
+// (row stride = their stride): the *_columns entries load them in place.
 //
 // Rounding: tdpbssd multiplies signed bytes exactly and adds with int32
 // wrap-around, so the int8 family is bit-identical to the widening kernel
@@ -158,19 +160,32 @@ static GEMMKIT_INLINE void tile_dp() {
   }
 }
 
-// C += the product of `chunks` depth chunks of one A and one B panel, where
-// C is NR kernel columns of kMr accumulators, column j at c + j * c_stride
-// bytes (acc itself: c_stride = kMr * 4).  load_c == false starts from zero
-// instead of reading C.
+// Where the B operand's tiles lie: column j's 64 bytes of chunk q at
+// b + q * chunk + j * row (bytes).  A packed B panel: row 64, chunk NR * 64;
+// B's columns read in place (contiguous along the depth, a stride apart):
+// row = the stride, chunk 64.
+struct BTiles {
+  long row;
+  index_t chunk;
+};
+template <int NR>
+constexpr BTiles kPackedB{64, NR * 64};
+
+// C += the product of `chunks` depth chunks of one A panel and of B (bt:
+// its layout), where C is NR kernel columns of kMr accumulators, column j
+// at c + j * c_stride bytes (acc itself: c_stride = kMr * 4).  load_c ==
+// false starts from zero instead of reading C.
 template <int MR_REG, int NR, TileOp kOp>
 static GEMMKIT_INLINE void tile_loop(index_t chunks, const unsigned char* a,
-                                     const unsigned char* b, void* c_ptr, long c_stride,
-                                     bool load_c) {
+                                     const unsigned char* b, BTiles bt, void* c_ptr,
+                                     long c_stride, bool load_c) {
   constexpr bool kT1 = MR_REG == 2;
   constexpr bool kU1 = NR == 32;
   constexpr long kAStride = MR_REG * 64;  // bytes per group row of an A panel
   constexpr index_t kAChunk = 16 * kAStride;
-  constexpr index_t kBChunk = NR * 64;
+  const long b_row = bt.row;
+  const index_t kBChunk = bt.chunk;
+  const long b16 = 16 * b_row;  // B's columns [16, 32)
   unsigned char* c = static_cast<unsigned char*>(c_ptr);
   const long c16 = 16 * c_stride;
   ensure_tile_config();
@@ -196,24 +211,24 @@ static GEMMKIT_INLINE void tile_loop(index_t chunks, const unsigned char* a,
     for (index_t q = 0; q < chunks; ++q) {
       const unsigned char* al = a + kAChunk;
       const unsigned char* bl = b + kBChunk;
-      _tile_loadd(4, b, 64);
+      _tile_loadd(4, b, b_row);
       _tile_loadd(6, a, kAStride);
       if constexpr (kT1) _tile_loadd(7, a + 64, kAStride);
-      if constexpr (kU1) _tile_loadd(5, b + 16 * 64, 64);
+      if constexpr (kU1) _tile_loadd(5, b + b16, b_row);
       tile_dp<TileOp::kBf16, 0>();
       if constexpr (kT1) tile_dp<TileOp::kBf16, 1>();
       if constexpr (kU1) tile_dp<TileOp::kBf16, 2>();
       if constexpr (kT1 && kU1) tile_dp<TileOp::kBf16, 3>();
-      _tile_loadd(4, bl, 64);
-      if constexpr (kU1) _tile_loadd(5, bl + 16 * 64, 64);
+      _tile_loadd(4, bl, b_row);
+      if constexpr (kU1) _tile_loadd(5, bl + b16, b_row);
       tile_dp<TileOp::kBf16, 0>();
       if constexpr (kT1) tile_dp<TileOp::kBf16, 1>();
       if constexpr (kU1) tile_dp<TileOp::kBf16, 2>();
       if constexpr (kT1 && kU1) tile_dp<TileOp::kBf16, 3>();
       _tile_loadd(6, al, kAStride);
       if constexpr (kT1) _tile_loadd(7, al + 64, kAStride);
-      _tile_loadd(4, b, 64);
-      if constexpr (kU1) _tile_loadd(5, b + 16 * 64, 64);
+      _tile_loadd(4, b, b_row);
+      if constexpr (kU1) _tile_loadd(5, b + b16, b_row);
       tile_dp<TileOp::kBf16, 0>();
       if constexpr (kT1) tile_dp<TileOp::kBf16, 1>();
       if constexpr (kU1) tile_dp<TileOp::kBf16, 2>();
@@ -223,7 +238,7 @@ static GEMMKIT_INLINE void tile_loop(index_t chunks, const unsigned char* a,
     }
   } else {
     for (index_t q = 0; q < chunks; ++q) {
-      _tile_loadd(4, b, 64);
+      _tile_loadd(4, b, b_row);
       _tile_loadd(6, a, kAStride);
       tile_dp<kOp, 0>();
       if constexpr (kT1) {
@@ -231,7 +246,7 @@ static GEMMKIT_INLINE void tile_loop(index_t chunks, const unsigned char* a,
         tile_dp<kOp, 1>();
       }
       if constexpr (kU1) {
-        _tile_loadd(5, b + 16 * 64, 64);
+        _tile_loadd(5, b + b16, b_row);
         tile_dp<kOp, 2>();
         if constexpr (kT1) tile_dp<kOp, 3>();
       }
@@ -532,6 +547,12 @@ static GEMMKIT_INLINE void split_f16_chunks(index_t chunks, index_t words, void*
 //     there cannot leak).  For outputs that are the raw sum (O == A, alpha
 //     1, beta 0 or 1, no epilogue; the deep-K scratch), where it saves
 //     Microkernel::run's init and store.
+//   accumulate_columns / accumulate_into_columns (bfloat16 and int8): the
+//     same with B's NR columns read in place, column j at b + j * b_cs
+//     elements, contiguous along the depth: the tile loads take B's rows
+//     straight from the source, as pack_b would have copied them, so the
+//     sums are those of a packed B.  kc must be a whole number of chunks
+//     and all NR columns real (nothing is read past them).
 template <int MR_REG, int NR, TileOp kOp, index_t kChunkDepth, class PA, class PB, class A,
           class Reg>
 struct TileEntries {
@@ -540,17 +561,42 @@ struct TileEntries {
   static GEMMKIT_INLINE void accumulate(index_t kc, const PA* GEMMKIT_RESTRICT a,
                                         const PB* GEMMKIT_RESTRICT b,
                                         Reg (&acc)[NR][MR_REG]) {
-    tile_loop<MR_REG, NR, kOp>(chunks(kc), reinterpret_cast<const unsigned char*>(a),
-                               reinterpret_cast<const unsigned char*>(b), &acc[0][0],
+    tile_loop<MR_REG, NR, kOp>(chunks(kc), bytes(a), bytes(b), kPackedB<NR>, &acc[0][0],
                                MR_REG * 16 * 4, true);
   }
 
   static GEMMKIT_INLINE void accumulate_into(index_t kc, const PA* GEMMKIT_RESTRICT a,
                                              const PB* GEMMKIT_RESTRICT b, A* c, index_t ldc,
                                              bool load_c) {
-    tile_loop<MR_REG, NR, kOp>(chunks(kc), reinterpret_cast<const unsigned char*>(a),
-                               reinterpret_cast<const unsigned char*>(b), c,
+    tile_loop<MR_REG, NR, kOp>(chunks(kc), bytes(a), bytes(b), kPackedB<NR>, c,
                                long(ldc) * long(sizeof(A)), load_c);
+  }
+
+  static GEMMKIT_INLINE void accumulate_columns(index_t kc, const PA* GEMMKIT_RESTRICT a,
+                                                const PB* b, index_t b_cs,
+                                                Reg (&acc)[NR][MR_REG])
+    requires(kOp != TileOp::kF16Split)
+  {
+    tile_loop<MR_REG, NR, kOp>(kc / kChunkDepth, bytes(a), bytes(b), columns(b_cs), &acc[0][0],
+                               MR_REG * 16 * 4, true);
+  }
+
+  static GEMMKIT_INLINE void accumulate_into_columns(index_t kc, const PA* GEMMKIT_RESTRICT a,
+                                                     const PB* b, index_t b_cs, A* c,
+                                                     index_t ldc, bool load_c)
+    requires(kOp != TileOp::kF16Split)
+  {
+    tile_loop<MR_REG, NR, kOp>(kc / kChunkDepth, bytes(a), bytes(b), columns(b_cs), c,
+                               long(ldc) * long(sizeof(A)), load_c);
+  }
+
+ private:
+  template <class T>
+  static GEMMKIT_INLINE const unsigned char* bytes(const T* p) {
+    return reinterpret_cast<const unsigned char*>(p);
+  }
+  static GEMMKIT_INLINE BTiles columns(index_t b_cs) {
+    return BTiles{long(b_cs) * long(sizeof(PB)), 64};
   }
 };
 

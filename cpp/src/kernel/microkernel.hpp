@@ -294,6 +294,18 @@ struct Microkernel {
   // rows at a_step per depth step, and/or B read as NR columns contiguous
   // along the depth (column j at b + j * b_cs; columns past n_eff read
   // column 0: always valid memory, their sums are discarded).
+  // run() with B's kNr columns read in place, column j at b + j * b_cs
+  // (tile families: Family::accumulate_columns, kernel/amx.hpp).
+  template <class O>
+  static void run_columns(index_t kc, const PA* a, const PB* b, index_t b_cs, index_t m_eff,
+                          index_t n_eff, const Seed* seed, const typename Store<O>::Store& s) {
+    Store<O>::prefetch_c(m_eff, n_eff, s);
+    Reg acc[kNr][kMrReg];
+    init(acc, m_eff, n_eff, seed);
+    Family::accumulate_columns(kc, a, b, b_cs, acc);
+    Store<O>::store(acc, m_eff, n_eff, s);
+  }
+
   template <class O>
   static void run_inplace(index_t kc, const PA* a, index_t a_step, const PB* b,
                           index_t b_cs, bool b_cols, index_t m_eff, index_t n_eff,

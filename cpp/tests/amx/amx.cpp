@@ -22,7 +22,7 @@
 //   5. the microkernel (Microkernel<Family>::run: zero or seeded init, the
 //      AMX depth loop, the f32 / i32 store) on edge tiles, and
 //      accumulate_into (C = AB or C += AB on a tile of C in memory), C
-//      canaries intact;
+//      canaries intact; B's columns read in place give the packed B's bits;
 //   f16 split: the packed parts are the nearest bfloat16 and an exact rest
 //      (every float16 bit pattern, once), acc within the family's bound;
 //   6. the tile configuration: correct results after tilerelease, after a
@@ -608,6 +608,72 @@ void run_into_config(Rng& rng, const char* cfg, int& cases, int& failures) {
     }
 }
 
+// accumulate_into_columns and accumulate_columns (B's columns read in
+// place, the driver's tile_columns) give the bits of accumulate_into and
+// accumulate on the packed B of the same columns, for depths of whole
+// chunks, columns a positive or negative stride apart, the last element
+// before a guard page (a read past any column's depth faults).
+template <class F, class T>
+int check_columns(Rng& rng, const char* cfg, index_t kc, bool neg) {
+  using E = typename T::E;
+  using Acc = typename T::Acc;
+  constexpr int kMr = F::kMr, kNr = F::kNr;
+  const int mode = T::kSeedModes == 1 ? 1 : 3;
+  E* av = static_cast<E*>(malloc(sizeof(E) * size_t(kMr * kc)));
+  E* bv = static_cast<E*>(malloc(sizeof(E) * size_t(kNr * kc)));
+  auto* a = static_cast<typename F::PA*>(malloc(sizeof(E) * size_t(F::a_panel_size(kc))));
+  auto* b = static_cast<typename F::PB*>(malloc(sizeof(E) * size_t(F::b_panel_size(kc))));
+  for (index_t k = 0; k < kMr * kc; ++k) av[k] = T::value(rng, mode);
+  for (index_t k = 0; k < kNr * kc; ++k) bv[k] = T::value(rng, mode);
+  F::pack_a(kc, kMr, reinterpret_cast<const typename F::L*>(av), kc, 1, a);
+  F::pack_b(kc, kNr, reinterpret_cast<const typename F::R*>(bv), kc, 1, b);
+  Source<E> cols;
+  int failed = 0;
+  if (!cols.place(rng, bv, kNr, kc, dot_test::kDepth, neg)) {
+    printf("  FAIL %s columns: no guarded source\n", cfg);
+    failed = 1;
+  }
+  const auto* b_cols = reinterpret_cast<const typename F::PB*>(cols.base);
+  alignas(64) Acc want[kNr * kMr], got[kNr * kMr];
+  for (int load = 0; load < 2 && !failed; ++load) {
+    for (int k = 0; k < kNr * kMr; ++k)
+      want[k] = got[k] = T::seed(rng, mode, int(rng.range(0, T::kSeedModes - 1)));
+    F::accumulate_into(kc, a, b, want, kMr, load != 0);
+    F::accumulate_into_columns(kc, a, b_cols, cols.rs, got, kMr, load != 0);
+    for (int k = 0; k < kNr * kMr && !failed; ++k) failed = !T::same(got[k], want[k]);
+  }
+  if (!failed) {
+    for (int k = 0; k < kNr * kMr; ++k)
+      want[k] = got[k] = T::seed(rng, mode, int(rng.range(0, T::kSeedModes - 1)));
+    run_tile<F>(kc, a, b, want);
+    typename F::Reg acc[kNr][F::kMrReg];
+    for (int j = 0; j < kNr; ++j)
+      for (int r = 0; r < F::kMrReg; ++r) acc[j][r] = F::Ops::loadu(got + j * kMr + r * 16);
+    F::accumulate_columns(kc, a, b_cols, cols.rs, acc);
+    for (int j = 0; j < kNr; ++j)
+      for (int r = 0; r < F::kMrReg; ++r) F::Ops::storeu(got + j * kMr + r * 16, acc[j][r]);
+    for (int k = 0; k < kNr * kMr && !failed; ++k) failed = !T::same(got[k], want[k]);
+  }
+  if (failed && ++g_reported <= kMaxReports)
+    printf("  FAIL %s columns kc=%ld stride %s: not the bits of the packed B\n", cfg, long(kc),
+           neg ? "negative" : "positive");
+  free(av);
+  free(bv);
+  free(a);
+  free(b);
+  return failed;
+}
+
+template <class F, class T>
+void run_columns_config(Rng& rng, const char* cfg, int& cases, int& failures) {
+  constexpr index_t kChunk = F::kDepthMultiple;
+  for (index_t chunks : {1, 2, 5, 16, 32})
+    for (int neg = 0; neg < 2; ++neg) {
+      ++cases;
+      failures += check_columns<F, T>(rng, cfg, chunks * kChunk, neg != 0);
+    }
+}
+
 // ---------------------------------------------------------------------------
 // 6. Tile configuration: whatever state another library left the thread's
 // tiles in, accumulate must (re)configure them itself.
@@ -748,6 +814,10 @@ int run_amx_kernel_tests() {
   run_into_config<AmxInt8Family<Tok, 1, 16>, Int8Traits>(rng, "int8 16x16", cases, failures);
   run_into_config<AmxBf16Family<Tok, 2, 32>, Bf16Traits>(rng, "bf16 32x32", cases, failures);
   run_into_config<AmxBf16Family<Tok, 2, 16>, Bf16Traits>(rng, "bf16 32x16", cases, failures);
+  run_columns_config<AmxInt8Family<Tok, 2, 32>, Int8Traits>(rng, "int8 32x32", cases, failures);
+  run_columns_config<AmxInt8Family<Tok, 1, 16>, Int8Traits>(rng, "int8 16x16", cases, failures);
+  run_columns_config<AmxBf16Family<Tok, 2, 32>, Bf16Traits>(rng, "bf16 32x32", cases, failures);
+  run_columns_config<AmxBf16Family<Tok, 2, 16>, Bf16Traits>(rng, "bf16 32x16", cases, failures);
   run_microkernel_config<AmxF16SplitFamily<Tok, 2, 32>, F16SplitTraits>(rng, "f16 32x32", cases,
                                                                         failures);
   run_into_config<AmxF16SplitFamily<Tok, 2, 32>, F16SplitTraits>(rng, "f16 32x32", cases,
