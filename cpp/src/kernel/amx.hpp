@@ -659,6 +659,17 @@ struct AmxBf16Family
     amx_detail::zero_tail(dst, (kc + 1) / 2 * kMr * 4, a_panel_size(kc) * 2);
   }
 
+  // pack_a of `rows` rows as consecutive panels, for a source contiguous
+  // along the rows (rs == 1), read a depth pair of every panel at a time.
+  static void pack_a_rows(index_t kc, index_t rows, const L* src, index_t cs, PA* dst) {
+    dot_bf16_detail::pack_lines_rows<Token, kMr>(
+        kc, rows, reinterpret_cast<const std::uint16_t*>(src), cs,
+        reinterpret_cast<std::uint16_t*>(dst), a_panel_size(kc));
+    for (index_t i = 0; i < rows; i += kMr)
+      amx_detail::zero_tail(dst + i / kMr * a_panel_size(kc), (kc + 1) / 2 * kMr * 4,
+                            a_panel_size(kc) * 2);
+  }
+
   static void pack_b(index_t kc, index_t width, const R* src, index_t rs, index_t cs,
                      PB* dst) {
     static_assert(sizeof(bfloat16) == 2 && alignof(bfloat16) == 2);
@@ -715,6 +726,22 @@ struct AmxInt8Family
     dot_vnni_detail::pack<Token, kMr, 0x00>(kc, width, src, rs, cs,
                                             reinterpret_cast<std::uint8_t*>(dst));
     amx_detail::zero_tail(dst, (kc + 3) / 4 * kMr * 4, a_panel_size(kc));
+  }
+
+  // pack_a of `rows` rows as consecutive panels, for a source contiguous
+  // along the rows (rs == 1), read one depth group (4 steps) of every panel
+  // at a time.
+  static void pack_a_rows(index_t kc, index_t rows, const L* src, index_t cs, PA* dst) {
+    const index_t panel = a_panel_size(kc);
+    auto* d = reinterpret_cast<std::uint8_t*>(dst);
+    for (index_t p0 = 0; p0 < kc; p0 += 4)
+      for (index_t i = 0; i < rows; i += kMr)
+        dot_vnni_detail::pack_lines<Token, kMr, 0x00>(kc - p0 < 4 ? kc - p0 : 4,
+                                                      rows - i < kMr ? rows - i : kMr,
+                                                      src + p0 * cs + i, cs,
+                                                      d + i / kMr * panel + p0 * kMr);
+    for (index_t i = 0; i < rows; i += kMr)
+      amx_detail::zero_tail(dst + i / kMr * panel, (kc + 3) / 4 * kMr * 4, panel);
   }
 
   static void pack_b(index_t kc, index_t width, const R* src, index_t rs, index_t cs,

@@ -75,33 +75,54 @@ static GEMMKIT_INLINE void store_bytes(void* d, __m512i v, int bytes) {
 // Source contiguous along the panel (element (i, p) at src[i + p * cs]):
 // two depth rows of 32 lines are interleaved with one round of word unpacks
 // (within 128-bit lanes) and two cross-lane permutes that put the lanes
-// back in line order.
+// back in line order.  One depth pair (rows s and s + cs, the second only
+// where `pair`) of one panel of W lines, `width` of them real, into d.
+template <class Token, int W>
+static GEMMKIT_INLINE void pack_lines_pair(index_t width, const std::uint16_t* s, index_t cs,
+                                           bool pair, std::uint16_t* GEMMKIT_RESTRICT d) {
+  const __m512i idx_lo = _mm512_setr_epi64(0, 1, 8, 9, 2, 3, 10, 11);
+  const __m512i idx_hi = _mm512_setr_epi64(4, 5, 12, 13, 6, 7, 14, 15);
+  GEMMKIT_UNROLL(4)
+  for (int c0 = 0; c0 < W; c0 += 32) {
+    const int n = W - c0 < 32 ? W - c0 : 32;
+    const int v = width - c0 >= n ? n : (width > c0 ? int(width - c0) : 0);
+    const __m512i r0 = v > 0 ? load_words(s + c0, v) : _mm512_setzero_si512();
+    const __m512i r1 = pair && v > 0 ? load_words(s + cs + c0, v) : _mm512_setzero_si512();
+    // lo lanes: lines 0-3, 8-11, 16-19, 24-27; hi lanes: 4-7, 12-15, ...
+    const __m512i lo = _mm512_unpacklo_epi16(r0, r1);
+    const __m512i hi = _mm512_unpackhi_epi16(r0, r1);
+    store_bytes(d + c0 * 2, _mm512_permutex2var_epi64(lo, idx_lo, hi), n * 4);
+    if (n > 16) {
+      store_bytes(d + c0 * 2 + 32, _mm512_permutex2var_epi64(lo, idx_hi, hi), n * 4 - 64);
+    }
+  }
+}
+
 template <class Token, int W>
 static GEMMKIT_INLINE void pack_lines(index_t kc, index_t width, const std::uint16_t* src,
                                       index_t cs, std::uint16_t* GEMMKIT_RESTRICT dst) {
-  const __m512i idx_lo = _mm512_setr_epi64(0, 1, 8, 9, 2, 3, 10, 11);
-  const __m512i idx_hi = _mm512_setr_epi64(4, 5, 12, 13, 6, 7, 14, 15);
+  const index_t groups = (kc + 1) / 2;
+  for (index_t g = 0; g < groups; ++g) {
+    const index_t p = 2 * g;
+    pack_lines_pair<Token, W>(width, src + p * cs, cs, kc - p >= 2, dst + g * (W * 2));
+  }
+}
+
+// The same for `rows` lines as consecutive panels of W lines, panel_elems
+// apart, a depth pair at a time across all the panels: each source row
+// segment is read front to back once, instead of a W-line strip of it per
+// panel, which hops a row stride every 64 bytes.
+template <class Token, int W>
+static GEMMKIT_INLINE void pack_lines_rows(index_t kc, index_t rows, const std::uint16_t* src,
+                                           index_t cs, std::uint16_t* GEMMKIT_RESTRICT dst,
+                                           index_t panel_elems) {
   const index_t groups = (kc + 1) / 2;
   for (index_t g = 0; g < groups; ++g) {
     const index_t p = 2 * g;
     const bool pair = kc - p >= 2;
-    const std::uint16_t* s = src + p * cs;
-    std::uint16_t* d = dst + g * (W * 2);
-    GEMMKIT_UNROLL(4)
-    for (int c0 = 0; c0 < W; c0 += 32) {
-      const int n = W - c0 < 32 ? W - c0 : 32;
-      const int v = width - c0 >= n ? n : (width > c0 ? int(width - c0) : 0);
-      const __m512i r0 = v > 0 ? load_words(s + c0, v) : _mm512_setzero_si512();
-      const __m512i r1 = pair && v > 0 ? load_words(s + cs + c0, v) : _mm512_setzero_si512();
-      // lo lanes: lines 0-3, 8-11, 16-19, 24-27; hi lanes: 4-7, 12-15, ...
-      const __m512i lo = _mm512_unpacklo_epi16(r0, r1);
-      const __m512i hi = _mm512_unpackhi_epi16(r0, r1);
-      store_bytes(d + c0 * 2, _mm512_permutex2var_epi64(lo, idx_lo, hi), n * 4);
-      if (n > 16) {
-        store_bytes(d + c0 * 2 + 32, _mm512_permutex2var_epi64(lo, idx_hi, hi),
-                    n * 4 - 64);
-      }
-    }
+    for (index_t i = 0; i < rows; i += W)
+      pack_lines_pair<Token, W>(rows - i < W ? rows - i : W, src + p * cs + i, cs, pair,
+                                dst + (i / W) * panel_elems + g * (W * 2));
   }
 }
 

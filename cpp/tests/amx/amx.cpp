@@ -23,6 +23,7 @@
 //      AMX depth loop, the f32 / i32 store) on edge tiles, and
 //      accumulate_into (C = AB or C += AB on a tile of C in memory), C
 //      canaries intact; B's columns read in place give the packed B's bits;
+//      pack_a_rows writes pack_a's bytes for a whole block;
 //   f16 split: the packed parts are the nearest bfloat16 and an exact rest
 //      (every float16 bit pattern, once), acc within the family's bound;
 //   6. the tile configuration: correct results after tilerelease, after a
@@ -674,6 +675,56 @@ void run_columns_config(Rng& rng, const char* cfg, int& cases, int& failures) {
     }
 }
 
+// pack_a_rows (the driver's block packer for sources contiguous along the
+// rows) writes the bytes of pack_a panel by panel, for row counts that end
+// in a partial panel, depths with partial groups and chunks, and a source
+// whose last element sits before a guard page.
+template <class F, class T>
+int check_rows(Rng& rng, const char* cfg, index_t rows, index_t kc, bool neg) {
+  using E = typename T::E;
+  const index_t panels = (rows + F::kMr - 1) / F::kMr;
+  const size_t bytes = size_t(panels * F::a_panel_size(kc)) * sizeof(typename F::PA);
+  E* vals = static_cast<E*>(malloc(sizeof(E) * size_t(rows * kc)));
+  for (index_t k = 0; k < rows * kc; ++k) vals[k] = T::value(rng, 1);
+  Source<E> src;
+  int failed = 0;
+  if (!src.place(rng, vals, rows, kc, dot_test::kLines, neg)) {
+    printf("  FAIL %s pack_a_rows: no guarded source\n", cfg);
+    failed = 1;
+  }
+  auto* want = static_cast<unsigned char*>(malloc(bytes));
+  auto* got = static_cast<unsigned char*>(malloc(bytes));
+  memset(want, 0xCD, bytes);
+  memset(got, 0xAB, bytes);
+  if (!failed) {
+    const auto* base = reinterpret_cast<const typename F::L*>(src.base);
+    for (index_t q = 0; q < panels; ++q) {
+      const index_t width = rows - q * F::kMr < F::kMr ? rows - q * F::kMr : F::kMr;
+      F::pack_a(kc, width, base + q * F::kMr, 1, src.cs,
+                reinterpret_cast<typename F::PA*>(want) + q * F::a_panel_size(kc));
+    }
+    F::pack_a_rows(kc, rows, base, src.cs, reinterpret_cast<typename F::PA*>(got));
+    failed = memcmp(want, got, bytes) != 0;
+  }
+  if (failed && ++g_reported <= kMaxReports)
+    printf("  FAIL %s pack_a_rows rows=%ld kc=%ld: not pack_a's bytes\n", cfg, long(rows),
+           long(kc));
+  free(vals);
+  free(want);
+  free(got);
+  return failed;
+}
+
+template <class F, class T>
+void run_rows_config(Rng& rng, const char* cfg, int& cases, int& failures) {
+  for (index_t rows : {1, 31, 32, 33, 100, 256})
+    for (index_t kc : {1, 2, 3, 5, 33, 64, 65, 130})
+      for (int neg = 0; neg < 2; ++neg) {
+        ++cases;
+        failures += check_rows<F, T>(rng, cfg, rows, kc, neg != 0);
+      }
+}
+
 // ---------------------------------------------------------------------------
 // 6. Tile configuration: whatever state another library left the thread's
 // tiles in, accumulate must (re)configure them itself.
@@ -814,6 +865,10 @@ int run_amx_kernel_tests() {
   run_into_config<AmxInt8Family<Tok, 1, 16>, Int8Traits>(rng, "int8 16x16", cases, failures);
   run_into_config<AmxBf16Family<Tok, 2, 32>, Bf16Traits>(rng, "bf16 32x32", cases, failures);
   run_into_config<AmxBf16Family<Tok, 2, 16>, Bf16Traits>(rng, "bf16 32x16", cases, failures);
+  run_rows_config<AmxInt8Family<Tok, 2, 32>, Int8Traits>(rng, "int8 32x32", cases, failures);
+  run_rows_config<AmxInt8Family<Tok, 1, 16>, Int8Traits>(rng, "int8 16x16", cases, failures);
+  run_rows_config<AmxBf16Family<Tok, 2, 32>, Bf16Traits>(rng, "bf16 32x32", cases, failures);
+  run_rows_config<AmxBf16Family<Tok, 1, 16>, Bf16Traits>(rng, "bf16 16x16", cases, failures);
   run_columns_config<AmxInt8Family<Tok, 2, 32>, Int8Traits>(rng, "int8 32x32", cases, failures);
   run_columns_config<AmxInt8Family<Tok, 1, 16>, Int8Traits>(rng, "int8 16x16", cases, failures);
   run_columns_config<AmxBf16Family<Tok, 2, 32>, Bf16Traits>(rng, "bf16 32x32", cases, failures);
