@@ -660,7 +660,8 @@ struct AmxBf16Family
   }
 
   // pack_a of `rows` rows as consecutive panels, for a source contiguous
-  // along the rows (rs == 1), read a depth pair of every panel at a time.
+  // along the rows (rs == 1), read a depth pair of every panel at a time
+  // (the driver's pack_a_block).
   static void pack_a_rows(index_t kc, index_t rows, const L* src, index_t cs, PA* dst) {
     dot_bf16_detail::pack_lines_rows<Token, kMr>(
         kc, rows, reinterpret_cast<const std::uint16_t*>(src), cs,
@@ -730,16 +731,11 @@ struct AmxInt8Family
 
   // pack_a of `rows` rows as consecutive panels, for a source contiguous
   // along the rows (rs == 1), read one depth group (4 steps) of every panel
-  // at a time.
+  // at a time (the driver's pack_a_block).
   static void pack_a_rows(index_t kc, index_t rows, const L* src, index_t cs, PA* dst) {
     const index_t panel = a_panel_size(kc);
-    auto* d = reinterpret_cast<std::uint8_t*>(dst);
-    for (index_t p0 = 0; p0 < kc; p0 += 4)
-      for (index_t i = 0; i < rows; i += kMr)
-        dot_vnni_detail::pack_lines<Token, kMr, 0x00>(kc - p0 < 4 ? kc - p0 : 4,
-                                                      rows - i < kMr ? rows - i : kMr,
-                                                      src + p0 * cs + i, cs,
-                                                      d + i / kMr * panel + p0 * kMr);
+    dot_vnni_detail::pack_lines_rows<Token, kMr, 0x00>(
+        kc, rows, src, cs, reinterpret_cast<std::uint8_t*>(dst), panel);
     for (index_t i = 0; i < rows; i += kMr)
       amx_detail::zero_tail(dst + i / kMr * panel, (kc + 3) / 4 * kMr * 4, panel);
   }

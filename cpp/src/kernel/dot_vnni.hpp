@@ -294,6 +294,20 @@ static GEMMKIT_INLINE void pack_strided(index_t kc, index_t width, const std::in
   }
 }
 
+// pack_lines for `rows` lines as consecutive panels of W lines,
+// panel_bytes apart, one depth group (4 steps) of every panel at a time:
+// each source row segment is read front to back once, instead of a W-byte
+// strip of it per panel.
+template <class Token, int W, std::uint8_t kXor>
+static GEMMKIT_INLINE void pack_lines_rows(index_t kc, index_t rows, const std::int8_t* src,
+                                           index_t cs, std::uint8_t* GEMMKIT_RESTRICT dst,
+                                           index_t panel_bytes) {
+  for (index_t p = 0; p < kc; p += 4)
+    for (index_t i = 0; i < rows; i += W)
+      pack_lines<Token, W, kXor>(kc - p < 4 ? kc - p : 4, rows - i < W ? rows - i : W,
+                                 src + p * cs + i, cs, dst + (i / W) * panel_bytes + p * W);
+}
+
 template <class Token, int W, std::uint8_t kXor>
 static GEMMKIT_INLINE void pack(index_t kc, index_t width, const std::int8_t* src,
                                 index_t rs, index_t cs, std::uint8_t* GEMMKIT_RESTRICT dst) {
