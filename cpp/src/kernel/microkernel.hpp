@@ -280,20 +280,31 @@ struct Microkernel {
     }
   }
 
+  // Families whose depth loop can start a tile from zero in memory
+  // (kernel/amx.hpp: accumulate_into with load_c false): with no seed, run
+  // lets the tiles zero themselves instead of zeroing acc and loading it.
+  static constexpr bool kZeroesInto = requires(const PA* a, const PB* b, A* c) {
+    Family::accumulate_into(index_t(1), a, b, c, index_t(1), false);
+  };
+
   template <class O>
   static void run(index_t kc, const PA* a, const PB* b, index_t m_eff, index_t n_eff,
                   const Seed* seed, const typename Store<O>::Store& s) {
     Store<O>::prefetch_c(m_eff, n_eff, s);
     Reg acc[kNr][kMrReg];
+    if constexpr (kZeroesInto) {
+      if (!seed) {
+        Family::accumulate_into(kc, a, b, reinterpret_cast<A*>(&acc[0][0]), kMrReg * kLanes,
+                                false);
+        Store<O>::store(acc, m_eff, n_eff, s);
+        return;
+      }
+    }
     init(acc, m_eff, n_eff, seed);
     Family::accumulate(kc, a, b, acc);
     Store<O>::store(acc, m_eff, n_eff, s);
   }
 
-  // In-place variants of the homogeneous families (Family::kInplace): A
-  // rows at a_step per depth step, and/or B read as NR columns contiguous
-  // along the depth (column j at b + j * b_cs; columns past n_eff read
-  // column 0: always valid memory, their sums are discarded).
   // run() with B's kNr columns read in place, column j at b + j * b_cs
   // (tile families: Family::accumulate_columns, kernel/amx.hpp).
   template <class O>
@@ -301,11 +312,20 @@ struct Microkernel {
                           index_t n_eff, const Seed* seed, const typename Store<O>::Store& s) {
     Store<O>::prefetch_c(m_eff, n_eff, s);
     Reg acc[kNr][kMrReg];
-    init(acc, m_eff, n_eff, seed);
-    Family::accumulate_columns(kc, a, b, b_cs, acc);
+    if (!seed) {
+      Family::accumulate_into_columns(kc, a, b, b_cs, reinterpret_cast<A*>(&acc[0][0]),
+                                      kMrReg * kLanes, false);
+    } else {
+      init(acc, m_eff, n_eff, seed);
+      Family::accumulate_columns(kc, a, b, b_cs, acc);
+    }
     Store<O>::store(acc, m_eff, n_eff, s);
   }
 
+  // In-place variants of the homogeneous families (Family::kInplace): A
+  // rows at a_step per depth step, and/or B read as NR columns contiguous
+  // along the depth (column j at b + j * b_cs; columns past n_eff read
+  // column 0: always valid memory, their sums are discarded).
   template <class O>
   static void run_inplace(index_t kc, const PA* a, index_t a_step, const PB* b,
                           index_t b_cs, bool b_cols, index_t m_eff, index_t n_eff,
