@@ -616,7 +616,10 @@ struct TileEntries {
 // The tile loop itself, panels in L1, peaks near 76% (bf16) and 69% (int8):
 // the tile loads, not the dot instructions, limit it.  Microkernel::run adds
 // 400-600 cycles per tile (zeroing 64 zmm, the store of 64 zmm through the
-// stack): as much as the whole depth loop at kc 384.  For comparison, the
+// stack): as much as the whole depth loop at kc 384; without a seed it now
+// lets the tiles zero themselves (accumulate_into), which leaves the store
+// pass.  benchmarks/native/amx_loop_probe.cpp measures the loop from each
+// cache level (2026-12-05 numbers in benchmarks/README.md).  For comparison, the
 // same core's vector peaks: vfmadd231ps 152 GFLOP/s, vdpbf16ps 76, vpdpbusd
 // 615 GOP/s.
 
