@@ -28,9 +28,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "bench_timing.hpp"
 #include "kernel/amx.hpp"
 
 namespace {
@@ -39,30 +39,7 @@ using gemmkit::index_t;
 using Family = gemmkit::kernel::AmxBf16Family<gemmkit::isa_amx::Amx, 2, 32>;
 constexpr index_t kTile = 32;  // kMr = NR = 32
 
-double now() {
-  timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
-}
-
-// Best seconds per call of f() over runs of about `seconds` each.
-template <class F>
-double best_seconds(double seconds, F f) {
-  long reps = 1;
-  for (;; reps *= 2) {
-    const double t0 = now();
-    for (long r = 0; r < reps; ++r) f();
-    if (now() - t0 >= seconds / 4) break;
-  }
-  double best = 1e30;
-  for (int k = 0; k < 3; ++k) {
-    const double t0 = now();
-    for (long r = 0; r < reps; ++r) f();
-    const double dt = (now() - t0) / double(reps);
-    best = dt < best ? dt : best;
-  }
-  return best;
-}
+using bench_timing::time_per_call;
 
 // n bfloat16 values of moderate size (exponents 120..127), 64-byte aligned.
 uint16_t* bf16_values(size_t n, uint32_t salt) {
@@ -159,7 +136,7 @@ int main(int argc, char** argv) {
     printf("the kernel refused AMX tile data to this process\n");
     return 1;
   }
-  const double peak_t = best_seconds(seconds, [] { peak_loop(1 << 16); });
+  const double peak_t = time_per_call(seconds, [] { peak_loop(1 << 16); });
   const double peak = 4.0 * 16 * 16 * 32 * 2 * (1 << 16) / peak_t * 1e-9;
   printf("%-44s %7.0f GFLOP/s\n", "peak tdpbf16ps", peak);
 
@@ -169,7 +146,7 @@ int main(int argc, char** argv) {
     uint16_t* a = bf16_values(size_t(Family::a_panel_size(kc)), 1);
     uint16_t* b = bf16_values(size_t(Family::b_panel_size(kc)), 2);
     float* c = floats(kTile * kTile);
-    const double t = best_seconds(seconds, [&] {
+    const double t = time_per_call(seconds, [&] {
       for (int r = 0; r < 64; ++r) Family::accumulate_into(kc, as_bf16(a), as_bf16(b), c, kTile, false);
     });
     report("l1: kc 256, both panels in L1", 64 * tile_flops * double(kc), t, peak);
@@ -182,7 +159,7 @@ int main(int argc, char** argv) {
       uint16_t* a = bf16_values(size_t(mc / kTile * Family::a_panel_size(kc)), 3);
       uint16_t* b = bf16_values(size_t(Family::b_panel_size(kc)), 4);
       float* c = floats(kTile * kTile);
-      const double t = best_seconds(seconds, [&] {
+      const double t = time_per_call(seconds, [&] {
         for (index_t i = 0; i < mc; i += kTile)
           Family::accumulate_into(kc, as_bf16(a + i * kc), as_bf16(b), c, kTile, false);
       });
@@ -208,7 +185,7 @@ int main(int argc, char** argv) {
       s.kc = p.kc < n ? p.kc : n;
       const index_t mc = p.mc < n ? p.mc : n, nc = p.nc < n ? p.nc : n;
       s.scratch = floats(size_t(mc * nc));
-      const double t = best_seconds(seconds, [&] {
+      const double t = time_per_call(seconds, [&] {
         if (p.c_block) s.c_block_order(mc, nc);
         else s.driver_order(mc, nc);
       });

@@ -23,8 +23,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "bench_timing.hpp"
 #include "kernel/dot_bf16.hpp"
 #include "kernel/dot_vnni.hpp"
 
@@ -34,33 +34,7 @@ using gemmkit::index_t;
 using Vnni = gemmkit::kernel::DotVnniFamily<gemmkit::isa_avx512vnni::Avx512Vnni, 2, 12>;
 using Bf16 = gemmkit::kernel::DotBf16Family<gemmkit::isa_avx512bf16::Avx512Bf16, 2, 12>;
 
-double now() {
-  timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
-}
-
-// Runs f(reps) with reps doubling until one run lasts `seconds`; returns
-// the best seconds per rep over three such runs.
-template <class F>
-double time_per_rep(double seconds, F f) {
-  long reps = 1;
-  for (;;) {
-    const double t0 = now();
-    f(reps);
-    const double dt = now() - t0;
-    if (dt >= seconds / 4) break;
-    reps *= 2;
-  }
-  double best = 1e30;
-  for (int k = 0; k < 3; ++k) {
-    const double t0 = now();
-    f(reps);
-    const double dt = (now() - t0) / double(reps);
-    best = dt < best ? dt : best;
-  }
-  return best;
-}
+using bench_timing::time_per_rep;
 
 #define Z(op, i) op " %%zmm31, %%zmm30, %%zmm" #i "\n\t"
 #define Z24(op)                                                                           \
