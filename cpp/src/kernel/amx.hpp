@@ -184,7 +184,7 @@ static GEMMKIT_INLINE void tile_loop(index_t chunks, const unsigned char* a,
   constexpr long kAStride = MR_REG * 64;  // bytes per group row of an A panel
   constexpr index_t kAChunk = 16 * kAStride;
   const long b_row = bt.row;
-  const index_t kBChunk = bt.chunk;
+  const index_t b_chunk = bt.chunk;
   const long b16 = 16 * b_row;  // B's columns [16, 32)
   unsigned char* c = static_cast<unsigned char*>(c_ptr);
   const long c16 = 16 * c_stride;
@@ -210,7 +210,7 @@ static GEMMKIT_INLINE void tile_loop(index_t chunks, const unsigned char* a,
     // loaded again): 10 tile loads (6 with NR = 16) per 12 (6) dot products.
     for (index_t q = 0; q < chunks; ++q) {
       const unsigned char* al = a + kAChunk;
-      const unsigned char* bl = b + kBChunk;
+      const unsigned char* bl = b + b_chunk;
       _tile_loadd(4, b, b_row);
       _tile_loadd(6, a, kAStride);
       if constexpr (kT1) _tile_loadd(7, a + 64, kAStride);
@@ -234,7 +234,7 @@ static GEMMKIT_INLINE void tile_loop(index_t chunks, const unsigned char* a,
       if constexpr (kU1) tile_dp<TileOp::kBf16, 2>();
       if constexpr (kT1 && kU1) tile_dp<TileOp::kBf16, 3>();
       a += 2 * kAChunk;
-      b += 2 * kBChunk;
+      b += 2 * b_chunk;
     }
   } else {
     for (index_t q = 0; q < chunks; ++q) {
@@ -251,7 +251,7 @@ static GEMMKIT_INLINE void tile_loop(index_t chunks, const unsigned char* a,
         if constexpr (kT1) tile_dp<kOp, 3>();
       }
       a += kAChunk;
-      b += kBChunk;
+      b += b_chunk;
     }
   }
   _tile_stored(0, c, c_stride);
