@@ -87,8 +87,14 @@ mkdir -p "$LOGS"
 # --capture=sys below and the copy of each pass's output that is searched.
 # allocator_may_return_null: the error tests ask for impossible workspaces and
 # expect MemoryError, not an ASan "allocation-size-too-big" abort.
+# detect_stack_use_after_return=0: with it, GCC 12 gives a function its frame
+# from ASan's fake stack, aligned to 32 bytes only, yet the AVX-512 code still
+# assumes the 64-byte alignment it realigned the real stack to (a vmovdqa64
+# on a copied local faulted in the driver's work(), 2026-12-05); the same
+# sanitizer bug is known upstream (LLVM issue 91565).  The C++ asan preset
+# runs with ASan's default, which is also 0.
 ASAN_OPTS="detect_leaks=0:abort_on_error=1:halt_on_error=1:allocator_may_return_null=1"
-ASAN_OPTS+=":strict_string_checks=1:check_initialization_order=1:detect_stack_use_after_return=1"
+ASAN_OPTS+=":strict_string_checks=1:check_initialization_order=1:detect_stack_use_after_return=0"
 ASAN_OPTS+=":log_path=$LOGS/asan:log_exe_name=1"
 UBSAN_OPTS="print_stacktrace=1:halt_on_error=1:abort_on_error=1"
 # PYTHONMALLOC=malloc: Python's own buffers (bytes, bytearray) get redzones too.
