@@ -425,8 +425,13 @@ struct BlockedGemm {
     return slice_depth_from(cache::blocking(kMr, blocking_nr, int(sizeof(PB)), m, n, k).kc, k);
   }
 
-  // The same, from the blocking's kc.
+  // The same, from the blocking's kc, within the family's own depth rules:
+  // the whole depth as one slice up to kOneSliceUpTo, slices of at least
+  // kMinSliceDepth (the tile families, kernel/amx.hpp).
   static index_t slice_depth_from(index_t kc, index_t k) {
+    if constexpr (requires { Family::kOneSliceUpTo; }) {
+      if (k <= Family::kOneSliceUpTo) kc = k;
+    }
     if constexpr (requires { Family::kMinSliceDepth; }) {
       if (kc < Family::kMinSliceDepth) kc = Family::kMinSliceDepth < k ? Family::kMinSliceDepth : k;
     }

@@ -186,11 +186,12 @@ constexpr BTiles kPackedB{64, NR * 64};
 // C += the product of `chunks` depth chunks of one A panel and of B (bt:
 // its layout), where C is NR kernel columns of kMr accumulators, column j
 // at c + j * c_stride bytes (acc itself: c_stride = kMr * 4).  load_c ==
-// false starts from zero instead of reading C.
-template <int MR_REG, int NR, TileOp kOp>
-static GEMMKIT_INLINE void tile_loop(index_t chunks, const unsigned char* a,
-                                     const unsigned char* b, BTiles bt, void* c_ptr,
-                                     long c_stride, bool load_c) {
+// false starts from zero instead of reading C.  kStreamA: the A tiles are
+// loaded with the non-temporal hint (see tile_loop).
+template <int MR_REG, int NR, TileOp kOp, bool kStreamA>
+static GEMMKIT_INLINE void tile_loop_as(index_t chunks, const unsigned char* a,
+                                        const unsigned char* b, BTiles bt, void* c_ptr,
+                                        long c_stride, bool load_c) {
   constexpr bool kT1 = MR_REG == 2;
   constexpr bool kU1 = NR == 32;
   constexpr long kAStride = MR_REG * 64;  // bytes per group row of an A panel
@@ -216,16 +217,6 @@ static GEMMKIT_INLINE void tile_loop(index_t chunks, const unsigned char* a,
     if constexpr (kU1) _tile_zero(2);
     if constexpr (kT1 && kU1) _tile_zero(3);
   }
-  // The A panel's tiles are loaded with the non-temporal hint (tileloaddt1)
-  // by the int8 and float16 loops: each is read once per call, and kept out
-  // of L1 it no longer evicts the B panel, which every call of the row block
-  // reads again (int8 at its depth of 1024: a 32 KiB B panel beside a 32 KiB
-  // A panel in a 48 KiB L1).  Measured on a Xeon with AMX, 2026-12-05, one
-  // thread, alternating builds: int8 256^3 +8-20%, 1024^3 +11-24%, 2048^3
-  // +10-15%, prepacked 2048^3 +14-16%; float16 256^3 +4-8%, 1024^3 and
-  // 2048^3 within noise.  bfloat16 gained nothing (256^3 with a float32
-  // output lost 10%), and the hint on C's tiles gained nothing.
-  constexpr bool kStreamA = kOp != TileOp::kBf16;
   if constexpr (kOp == TileOp::kF16Split) {
     // Each chunk is a high part then a low part of the same size.  C +=
     // Bh.Ah, then Bl.Ah (the A tiles stay), then Bh.Al (the B tiles are
@@ -280,6 +271,29 @@ static GEMMKIT_INLINE void tile_loop(index_t chunks, const unsigned char* a,
   if constexpr (kT1) _tile_stored(1, c + 64, c_stride);
   if constexpr (kU1) _tile_stored(2, c + c16, c_stride);
   if constexpr (kT1 && kU1) _tile_stored(3, c + c16 + 64, c_stride);
+}
+
+// tile_loop_as, the A tiles loaded with the non-temporal hint
+// (tileloaddt1) where that measured faster: each A tile is read once per
+// call, and kept out of L1 it no longer evicts the B panel that every call
+// of the row block reads again (a 32 KiB B panel beside a 32 KiB A panel in
+// a 48 KiB L1 at int8's depth of 1024 and bfloat16's 512).  Measured on a
+// Xeon with AMX, 2026-12-05, one thread, alternating builds: int8 256^3
+// +8-20%, 1024^3 +11-24%, 2048^3 +10-15%, prepacked 2048^3 +14-16%;
+// float16 256^3 +4-8%, 1024-2048 within noise; bfloat16 with slices of
+// 512 (AmxBf16Family's depth rule) 2048^3 +9-14%, 3072^3 +5-15%, but
+// below 16 chunks (depth 512) it lost up to 10% (256^3, float32 out), so
+// shallower bfloat16 calls load plainly.  The hint on C's tiles gained
+// nothing.
+template <int MR_REG, int NR, TileOp kOp>
+static GEMMKIT_INLINE void tile_loop(index_t chunks, const unsigned char* a,
+                                     const unsigned char* b, BTiles bt, void* c_ptr,
+                                     long c_stride, bool load_c) {
+  constexpr index_t kBf16StreamChunks = 16;
+  if (kOp != TileOp::kBf16 || chunks >= kBf16StreamChunks)
+    tile_loop_as<MR_REG, NR, kOp, true>(chunks, a, b, bt, c_ptr, c_stride, load_c);
+  else
+    tile_loop_as<MR_REG, NR, kOp, false>(chunks, a, b, bt, c_ptr, c_stride, load_c);
 }
 
 // ---------------------------------------------------------------------------
@@ -666,10 +680,17 @@ struct AmxBf16Family
   static constexpr int kMr = MR_REG * kLanes;
   static constexpr int kNr = NR;
   static constexpr int kDepthMultiple = 32;
-  // Depth slices of at least this many steps: each tile's fixed cost (C
-  // tiles in and out, the store pass) is worth more depth than the L1-sized
-  // slice the vector kernels use (measured 2026-11: +15% at 1024 and 2048).
-  static constexpr index_t kMinSliceDepth = 1024;
+  // Depth slices: one up to a depth of 1024 (a second slice costs each
+  // tile a pass of C in and out: a bfloat16 output at 1024^3 lost 5-9% with
+  // two), deeper products the blocking's L1-sized slices but at least 512
+  // deep, whose 32 KiB B panel stays in L1 beside the streamed A tiles
+  // (tile_loop).  Measured on a Xeon with AMX, 2026-12-05, one thread,
+  // against slices of at least 1024 (the rule since 2026-11, +15% then
+  // over L1-sized slices without the streamed A): bfloat16 -> bfloat16
+  // 2048^3 +9-14%, 3072^3 +5-15%, 512x512x4096 +10-15%, prepacked +3-16%;
+  // float32 out 2048^3 +1-4%.
+  static constexpr index_t kOneSliceUpTo = 1024;
+  static constexpr index_t kMinSliceDepth = 512;
   static constexpr bool kInplace = false;
   static_assert(kLanes == 16, "AMX C tiles hold 16 f32 per row: 16-lane accumulators");
   static_assert(MR_REG == 1 || MR_REG == 2, "one or two 16-row tiles of A");
@@ -818,10 +839,11 @@ struct AmxF16SplitFamily
   static constexpr int kMr = MR_REG * kLanes;
   static constexpr int kNr = NR;
   static constexpr int kDepthMultiple = 32;
-  // The bf16 family's minimum slice, though panels are twice its size for
-  // the same depth (two parts): measured 2026-12-04 on a Xeon, one thread,
+  // Slices of at least 1024, though panels are twice bfloat16's for the
+  // same depth (two parts): measured 2026-12-04 on a Xeon, one thread,
   // against 512: +8-10% at 1024^3 (one slice, no C reload), 2048^3 within
-  // noise; 256 was no better than 512.
+  // noise (again 2026-12-05 with the streamed A tiles: 2048-3072 within
+  // noise); 256 was no better than 512.
   static constexpr index_t kMinSliceDepth = 1024;
   static constexpr bool kInplace = false;
   static_assert(kLanes == 16, "AMX C tiles hold 16 f32 per row: 16-lane accumulators");
