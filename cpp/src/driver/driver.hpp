@@ -425,10 +425,14 @@ struct BlockedGemm {
     return slice_depth_from(cache::blocking(kMr, blocking_nr, int(sizeof(PB)), m, n, k).kc, k);
   }
 
-  // The same, from the blocking's kc, within the family's own depth rules:
-  // the whole depth as one slice up to kOneSliceUpTo, slices of at least
-  // kMinSliceDepth (the tile families, kernel/amx.hpp).
+  // The same, from the blocking's kc, within the family's own depth rules
+  // (the tile families, kernel/amx.hpp): equal slices near kDeepSliceDepth
+  // in place of the blocking's, the whole depth as one slice up to
+  // kOneSliceUpTo, slices of at least kMinSliceDepth.
   static index_t slice_depth_from(index_t kc, index_t k) {
+    if constexpr (requires { Family::kDeepSliceDepth; }) {
+      kc = ceil_div(k, ceil_div(k, Family::kDeepSliceDepth));
+    }
     if constexpr (requires { Family::kOneSliceUpTo; }) {
       if (k <= Family::kOneSliceUpTo) kc = k;
     }

@@ -839,12 +839,16 @@ struct AmxF16SplitFamily
   static constexpr int kMr = MR_REG * kLanes;
   static constexpr int kNr = NR;
   static constexpr int kDepthMultiple = 32;
-  // Slices of at least 1024, though panels are twice bfloat16's for the
-  // same depth (two parts): measured 2026-12-04 on a Xeon, one thread,
-  // against 512: +8-10% at 1024^3 (one slice, no C reload), 2048^3 within
-  // noise (again 2026-12-05 with the streamed A tiles: 2048-3072 within
-  // noise); 256 was no better than 512.
-  static constexpr index_t kMinSliceDepth = 1024;
+  // Depth slices: one up to a depth of 1024 (measured 2026-12-04 on a
+  // Xeon, one thread, against slices of 512: +8-10% at 1024^3, no C
+  // reload), deeper products in equal slices near 384, whose B panel (two
+  // parts: 128 bytes per depth step) fills a 48 KiB L1 while the A tiles
+  // stream past it (tile_loop).  Measured 2026-12-05, same Xeon, float16
+  // out, against slices of 1024 (the rule before): 2048^3 (6 slices of
+  // 352) +8-16%, 3072^3 (8 of 384) +7-13%; slices of 256-300 or 416-512
+  // were slower.
+  static constexpr index_t kOneSliceUpTo = 1024;
+  static constexpr index_t kDeepSliceDepth = 384;
   static constexpr bool kInplace = false;
   static_assert(kLanes == 16, "AMX C tiles hold 16 f32 per row: 16-lane accumulators");
   static_assert(MR_REG == 1 || MR_REG == 2, "one or two 16-row tiles of A");
