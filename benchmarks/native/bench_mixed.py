@@ -276,7 +276,7 @@ class Mkl:
 
         m, k = a16.shape
         n = b16.shape[1]
-        c = np.empty((m, n), np.float16)
+        c = _bench.aligned(np.empty((m, n), np.float16))
         f = self.lib.cblas_hgemm
         pa, pb, pc = a16.ctypes.data, b16.ctypes.data, c.ctypes.data
         # Row-major, no transposes, alpha = 1.0 (0x3C00), beta = 0.
@@ -357,11 +357,14 @@ def run_group(group, n, lib, rng, args, numpy_f16: bool) -> dict:
         if rest and not rest[0]:
             notes[name] = "no out=: allocates its result every call"
 
+    # Every operand on a 64-byte boundary, for every library alike (see
+    # _bench.aligned: torch's bfloat16 matmul halves from numpy's 16).
+    al = _bench.aligned
     if group == "bf16":
         a32 = rng.standard_normal((n, n), dtype=np.float32)
         b32 = rng.standard_normal((n, n), dtype=np.float32)
-        a, b = a32.astype(ml_dtypes.bfloat16), b32.astype(ml_dtypes.bfloat16)
-        a32, b32 = a.astype(np.float32), b.astype(np.float32)  # the same values
+        a, b = al(a32.astype(ml_dtypes.bfloat16)), al(b32.astype(ml_dtypes.bfloat16))
+        a32, b32 = al(a.astype(np.float32)), al(b.astype(np.float32))  # the same values
         if gk:
             add("gemmkit bf16", lambda: gemmkit_call(gk, a, b), 2.0**-8)
             add("gemmkit bf16->f32", lambda: gemmkit_call(gk, a, b, np.float32), 2.0**-24)
@@ -374,9 +377,9 @@ def run_group(group, n, lib, rng, args, numpy_f16: bool) -> dict:
             )
         ref_a, ref_b = a32, b32
     elif group == "int8":
-        a = rng.integers(-128, 128, (n, n), dtype=np.int8)
-        b = rng.integers(-128, 128, (n, n), dtype=np.int8)
-        a_u8 = rng.integers(0, 256, (n, n), dtype=np.uint8)
+        a = al(rng.integers(-128, 128, (n, n), dtype=np.int8))
+        b = al(rng.integers(-128, 128, (n, n), dtype=np.int8))
+        a_u8 = al(rng.integers(0, 256, (n, n), dtype=np.uint8))
         if gk:
             add("gemmkit int8", lambda: gemmkit_call(gk, a, b), 0.0)
 
@@ -390,9 +393,9 @@ def run_group(group, n, lib, rng, args, numpy_f16: bool) -> dict:
             add("ort u8s8 B const", lambda: lib["ort"].matmul_integer(a_u8, b, True), 0.0)
         ref_a, ref_b = a, b
     else:  # f16
-        a = rng.standard_normal((n, n), dtype=np.float32).astype(np.float16)
-        b = rng.standard_normal((n, n), dtype=np.float32).astype(np.float16)
-        a32, b32 = a.astype(np.float32), b.astype(np.float32)
+        a = al(rng.standard_normal((n, n), dtype=np.float32).astype(np.float16))
+        b = al(rng.standard_normal((n, n), dtype=np.float32).astype(np.float16))
+        a32, b32 = al(a.astype(np.float32)), al(b.astype(np.float32))
         if gk:
             add("gemmkit f16", lambda: gemmkit_call(gk, a, b), 2.0**-11)
             add("gemmkit f32", lambda: gemmkit_call(gk, a32, b32), 2.0**-24)

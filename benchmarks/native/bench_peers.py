@@ -27,7 +27,14 @@ import sys
 import tempfile
 from pathlib import Path
 
-from gemmkit._bench import OtherLoad, cpu_model, disturbed, time_interleaved, within_rounding_bound
+from gemmkit._bench import (
+    OtherLoad,
+    aligned,
+    cpu_model,
+    disturbed,
+    time_interleaved,
+    within_rounding_bound,
+)
 
 HERE = Path(__file__).resolve().parent
 
@@ -119,9 +126,11 @@ def main() -> int:
             print(f"{'m x n x k':>18}" + "".join(f"{n:>10}" for n in names)
                   + "".join(f"{'/' + n:>10}" for n in names[1:]) + f"{'% peak':>8}")
             for m, n, k in shapes:
-                a = rng.standard_normal((m, k)).astype(dtype)
-                b = rng.standard_normal((k, n)).astype(dtype)
-                outs = {name: np.empty((m, n), dtype) for name in names}
+                # 64-byte-aligned operands and outputs for every library
+                # (_bench.aligned: some peers lose much on numpy's 16).
+                a = aligned(rng.standard_normal((m, k)).astype(dtype))
+                b = aligned(rng.standard_normal((k, n)).astype(dtype))
+                outs = {name: aligned(np.empty((m, n), dtype)) for name in names}
                 fns = {"gemmkit": lambda: gemmkit.matmul(a, b, out=outs["gemmkit"]),
                        "numpy": lambda: np.matmul(a, b, out=outs["numpy"])}
                 for name, peer in peers.items():

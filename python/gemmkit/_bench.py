@@ -13,7 +13,8 @@ One implementation of how gemmkit times itself against another library:
 - :func:`ratio_spread`: how much the per-sample ratios of two contenders
   scatter (interquartile range over median);
 - :func:`within_rounding_bound`: a result checked against a float64 product
-  with the classical bound ``2 k eps (|a| @ |b|)``.
+  with the classical bound ``2 k eps (|a| @ |b|)``;
+- :func:`aligned`: operands on 64-byte boundaries for every contender.
 
 Private: the benchmarks run against the installed package and import this
 module, so the main job and the published tables share every definition.
@@ -206,6 +207,24 @@ def ratio_spread(ta: list[float], tb: list[float]) -> float:
         return float("nan")
     q1, _, q3 = statistics.quantiles(ratios, n=4, method="inclusive")
     return (q3 - q1) / statistics.median(ratios)
+
+
+def aligned(x, align: int = 64):
+    """A copy of array ``x`` whose data starts on an ``align``-byte boundary,
+    as a library's own allocator would place it.  numpy aligns large arrays
+    to 16 bytes only, and some peers lose much on that: torch's bfloat16
+    matmul (oneDNN, AMX) ran at half speed from 16-byte-aligned operands
+    (measured on a Xeon with AMX, 2026-12-05: 2048^3 700-720 GFLOP/s against
+    1300-1360 aligned), while gemmkit's packing does not care.  Benchmarks
+    hand every contender the same aligned operands."""
+    import numpy as np
+
+    x = np.asarray(x)
+    raw = np.empty(x.nbytes + align, dtype=np.uint8)
+    start = (-raw.ctypes.data) % align
+    out = raw[start : start + x.nbytes].view(x.dtype).reshape(x.shape)
+    out[...] = x
+    return out
 
 
 def within_rounding_bound(got, a, b) -> bool:

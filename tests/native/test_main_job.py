@@ -125,6 +125,20 @@ def test_the_rounding_bound_accepts_an_exact_product_and_refuses_a_wrong_one():
     assert not _bench.within_rounding_bound(bad, a, b)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int8", "float16", "uint16"])
+@pytest.mark.parametrize("shape", [(1,), (7,), (33, 5), (3, 4, 5)])
+def test_aligned_copies_start_on_64_bytes_with_the_same_values(dtype, shape):
+    x = (np.arange(math.prod(shape)) % 100).astype(dtype).reshape(shape)[...]
+    for offset in (0, 1, 3):  # sources at other alignments too
+        src = np.empty(x.size + offset, dtype)[offset:].reshape(shape)
+        src[...] = x
+        got = _bench.aligned(src)
+        assert got.ctypes.data % 64 == 0
+        assert got.dtype == x.dtype and got.shape == x.shape
+        assert np.array_equal(got, x)
+        assert not np.shares_memory(got, src)
+
+
 @pytest.mark.parametrize(
     "args",
     [
