@@ -844,9 +844,9 @@ struct AmxF16SplitFamily
   // reload), deeper products in equal slices near 384, whose B panel (two
   // parts: 128 bytes per depth step) fills a 48 KiB L1 while the A tiles
   // stream past it (tile_loop).  Measured 2026-12-05, same Xeon, float16
-  // out, against slices of 1024 (the rule before): 2048^3 (6 slices of
-  // 352) +8-16%, 3072^3 (8 of 384) +7-13%; slices of 256-300 or 416-512
-  // were slower.
+  // out, alternating builds, against slices of 1024 (the rule before):
+  // 1536^3 +11-12%, 2048^3 (6 slices of 352) +6-9%, 3072^3 (8 of 384)
+  // +3-7%; through GEMMKIT_KC, slices of 256-300 or 416-512 were slower.
   static constexpr index_t kOneSliceUpTo = 1024;
   static constexpr index_t kDeepSliceDepth = 384;
   static constexpr bool kInplace = false;
