@@ -431,7 +431,7 @@ struct BlockedGemm {
   // kOneSliceUpTo, slices of at least kMinSliceDepth.
   static index_t slice_depth_from(index_t kc, index_t k) {
     if constexpr (requires { Family::kDeepSliceDepth; }) {
-      kc = ceil_div(k, ceil_div(k, Family::kDeepSliceDepth));
+      if (k > 0) kc = ceil_div(k, ceil_div(k, Family::kDeepSliceDepth));
     }
     if constexpr (requires { Family::kOneSliceUpTo; }) {
       if (k <= Family::kOneSliceUpTo) kc = k;
