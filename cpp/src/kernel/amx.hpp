@@ -183,15 +183,23 @@ struct BTiles {
 template <int NR>
 constexpr BTiles kPackedB{64, NR * 64};
 
-// C += the product of `chunks` depth chunks of one A panel and of B (bt:
-// its layout), where C is NR kernel columns of kMr accumulators, column j
-// at c + j * c_stride bytes (acc itself: c_stride = kMr * 4).  load_c ==
-// false starts from zero instead of reading C.  kStreamA: the A tiles are
-// loaded with the non-temporal hint (see tile_loop).
+// Where C's tiles start from: NR kernel columns of kMr accumulators,
+// column j at p + j * stride bytes; p == nullptr starts from zero.
+struct CSource {
+  const void* p;
+  long stride;
+};
+
+// C = seed + the product of `chunks` depth chunks of one A panel and of B
+// (bt: its layout), where C is NR kernel columns of kMr accumulators,
+// column j at c + j * c_stride bytes (acc itself: c_stride = kMr * 4), and
+// the seed (C itself, another tile of sums, or zero) is laid out alike.
+// kStreamA: the A tiles are loaded with the non-temporal hint (see
+// tile_loop).
 template <int MR_REG, int NR, TileOp kOp, bool kStreamA>
 static GEMMKIT_INLINE void tile_loop_as(index_t chunks, const unsigned char* a,
-                                        const unsigned char* b, BTiles bt, void* c_ptr,
-                                        long c_stride, bool load_c) {
+                                        const unsigned char* b, BTiles bt, CSource seed,
+                                        void* c_ptr, long c_stride) {
   constexpr bool kT1 = MR_REG == 2;
   constexpr bool kU1 = NR == 32;
   constexpr long kAStride = MR_REG * 64;  // bytes per group row of an A panel
@@ -206,11 +214,13 @@ static GEMMKIT_INLINE void tile_loop_as(index_t chunks, const unsigned char* a,
   // every store to C and to the panels happen before them.  (Tile stores
   // clobber memory, so later reads of C see them.)
   GEMMKIT_COMPILER_BARRIER();
-  if (load_c) {
-    _tile_loadd(0, c, c_stride);
-    if constexpr (kT1) _tile_loadd(1, c + 64, c_stride);
-    if constexpr (kU1) _tile_loadd(2, c + c16, c_stride);
-    if constexpr (kT1 && kU1) _tile_loadd(3, c + c16 + 64, c_stride);
+  if (seed.p) {
+    const unsigned char* s = static_cast<const unsigned char*>(seed.p);
+    const long s16 = 16 * seed.stride;
+    _tile_loadd(0, s, seed.stride);
+    if constexpr (kT1) _tile_loadd(1, s + 64, seed.stride);
+    if constexpr (kU1) _tile_loadd(2, s + s16, seed.stride);
+    if constexpr (kT1 && kU1) _tile_loadd(3, s + s16 + 64, seed.stride);
   } else {
     _tile_zero(0);
     if constexpr (kT1) _tile_zero(1);
@@ -287,13 +297,13 @@ static GEMMKIT_INLINE void tile_loop_as(index_t chunks, const unsigned char* a,
 // nothing.
 template <int MR_REG, int NR, TileOp kOp>
 static GEMMKIT_INLINE void tile_loop(index_t chunks, const unsigned char* a,
-                                     const unsigned char* b, BTiles bt, void* c_ptr,
-                                     long c_stride, bool load_c) {
+                                     const unsigned char* b, BTiles bt, CSource seed,
+                                     void* c_ptr, long c_stride) {
   constexpr index_t kBf16StreamChunks = 16;
   if (kOp != TileOp::kBf16 || chunks >= kBf16StreamChunks)
-    tile_loop_as<MR_REG, NR, kOp, true>(chunks, a, b, bt, c_ptr, c_stride, load_c);
+    tile_loop_as<MR_REG, NR, kOp, true>(chunks, a, b, bt, seed, c_ptr, c_stride);
   else
-    tile_loop_as<MR_REG, NR, kOp, false>(chunks, a, b, bt, c_ptr, c_stride, load_c);
+    tile_loop_as<MR_REG, NR, kOp, false>(chunks, a, b, bt, seed, c_ptr, c_stride);
 }
 
 // ---------------------------------------------------------------------------
@@ -583,29 +593,44 @@ static GEMMKIT_INLINE void split_f16_chunks(index_t chunks, index_t words, void*
 //     there cannot leak).  For outputs that are the raw sum (O == A, alpha
 //     1, beta 0 or 1, no epilogue; the deep-K scratch), where it saves
 //     Microkernel::run's init and store.
-//   accumulate_columns / accumulate_into_columns (bfloat16 and int8): the
-//     same with B's NR columns read in place, column j at b + j * b_cs
-//     elements, contiguous along the depth: the tile loads take B's rows
-//     straight from the source, as pack_b would have copied them, so the
-//     sums are those of a packed B.  kc must be a whole number of chunks
-//     and all NR columns real (nothing is read past them).
+//   accumulate_from: acc = a full kMr x NR tile of earlier sums (the seed,
+//     column j at seed + j * seed_ld) + the product, the seed read by the
+//     tile loads themselves (Microkernel::run's seeded slices, where the
+//     zmm init would load it and store it to acc first).
+//   accumulate_columns / accumulate_into_columns / accumulate_from_columns
+//     (bfloat16 and int8): the same with B's NR columns read in place,
+//     column j at b + j * b_cs elements, contiguous along the depth: the
+//     tile loads take B's rows straight from the source, as pack_b would
+//     have copied them, so the sums are those of a packed B.  kc must be a
+//     whole number of chunks and all NR columns real (nothing is read past
+//     them).
 template <int MR_REG, int NR, TileOp kOp, index_t kChunkDepth, class PA, class PB, class A,
           class Reg>
 struct TileEntries {
   static constexpr index_t chunks(index_t kc) { return (kc + kChunkDepth - 1) / kChunkDepth; }
+  static constexpr long kAccStride = MR_REG * 16 * 4;  // bytes per column of acc
 
   static GEMMKIT_INLINE void accumulate(index_t kc, const PA* GEMMKIT_RESTRICT a,
                                         const PB* GEMMKIT_RESTRICT b,
                                         Reg (&acc)[NR][MR_REG]) {
-    tile_loop<MR_REG, NR, kOp>(chunks(kc), bytes(a), bytes(b), kPackedB<NR>, &acc[0][0],
-                               MR_REG * 16 * 4, true);
+    tile_loop<MR_REG, NR, kOp>(chunks(kc), bytes(a), bytes(b), kPackedB<NR>,
+                               CSource{&acc[0][0], kAccStride}, &acc[0][0], kAccStride);
+  }
+
+  static GEMMKIT_INLINE void accumulate_from(index_t kc, const PA* GEMMKIT_RESTRICT a,
+                                             const PB* GEMMKIT_RESTRICT b, const A* seed,
+                                             index_t seed_ld, Reg (&acc)[NR][MR_REG]) {
+    tile_loop<MR_REG, NR, kOp>(chunks(kc), bytes(a), bytes(b), kPackedB<NR>,
+                               CSource{seed, long(seed_ld) * long(sizeof(A))}, &acc[0][0],
+                               kAccStride);
   }
 
   static GEMMKIT_INLINE void accumulate_into(index_t kc, const PA* GEMMKIT_RESTRICT a,
                                              const PB* GEMMKIT_RESTRICT b, A* c, index_t ldc,
                                              bool load_c) {
-    tile_loop<MR_REG, NR, kOp>(chunks(kc), bytes(a), bytes(b), kPackedB<NR>, c,
-                               long(ldc) * long(sizeof(A)), load_c);
+    const long stride = long(ldc) * long(sizeof(A));
+    tile_loop<MR_REG, NR, kOp>(chunks(kc), bytes(a), bytes(b), kPackedB<NR>,
+                               CSource{load_c ? c : nullptr, stride}, c, stride);
   }
 
   static GEMMKIT_INLINE void accumulate_columns(index_t kc, const PA* GEMMKIT_RESTRICT a,
@@ -613,8 +638,18 @@ struct TileEntries {
                                                 Reg (&acc)[NR][MR_REG])
     requires(kOp != TileOp::kF16Split)
   {
-    tile_loop<MR_REG, NR, kOp>(kc / kChunkDepth, bytes(a), bytes(b), columns(b_cs), &acc[0][0],
-                               MR_REG * 16 * 4, true);
+    tile_loop<MR_REG, NR, kOp>(kc / kChunkDepth, bytes(a), bytes(b), columns(b_cs),
+                               CSource{&acc[0][0], kAccStride}, &acc[0][0], kAccStride);
+  }
+
+  static GEMMKIT_INLINE void accumulate_from_columns(index_t kc, const PA* GEMMKIT_RESTRICT a,
+                                                     const PB* b, index_t b_cs, const A* seed,
+                                                     index_t seed_ld, Reg (&acc)[NR][MR_REG])
+    requires(kOp != TileOp::kF16Split)
+  {
+    tile_loop<MR_REG, NR, kOp>(kc / kChunkDepth, bytes(a), bytes(b), columns(b_cs),
+                               CSource{seed, long(seed_ld) * long(sizeof(A))}, &acc[0][0],
+                               kAccStride);
   }
 
   static GEMMKIT_INLINE void accumulate_into_columns(index_t kc, const PA* GEMMKIT_RESTRICT a,
@@ -622,8 +657,9 @@ struct TileEntries {
                                                      index_t ldc, bool load_c)
     requires(kOp != TileOp::kF16Split)
   {
-    tile_loop<MR_REG, NR, kOp>(kc / kChunkDepth, bytes(a), bytes(b), columns(b_cs), c,
-                               long(ldc) * long(sizeof(A)), load_c);
+    const long stride = long(ldc) * long(sizeof(A));
+    tile_loop<MR_REG, NR, kOp>(kc / kChunkDepth, bytes(a), bytes(b), columns(b_cs),
+                               CSource{load_c ? c : nullptr, stride}, c, stride);
   }
 
  private:

@@ -287,6 +287,13 @@ struct Microkernel {
     Family::accumulate_into(index_t(1), a, b, c, index_t(1), false);
   };
 
+  // A full tile's seed the tile loads can read themselves (kZeroesInto
+  // families: accumulate_from); an edge tile's seed may end short of a
+  // whole tile, so it goes through init.
+  static bool tile_seed(const Seed* seed, index_t m_eff, index_t n_eff) {
+    return seed && m_eff == kMrReg * kLanes && n_eff == kNr;
+  }
+
   template <class O>
   static void run(index_t kc, const PA* a, const PB* b, index_t m_eff, index_t n_eff,
                   const Seed* seed, const typename Store<O>::Store& s) {
@@ -296,6 +303,11 @@ struct Microkernel {
       if (!seed) {
         Family::accumulate_into(kc, a, b, reinterpret_cast<A*>(&acc[0][0]), kMrReg * kLanes,
                                 false);
+        Store<O>::store(acc, m_eff, n_eff, s);
+        return;
+      }
+      if (tile_seed(seed, m_eff, n_eff)) {
+        Family::accumulate_from(kc, a, b, seed->p, seed->ld, acc);
         Store<O>::store(acc, m_eff, n_eff, s);
         return;
       }
@@ -315,6 +327,8 @@ struct Microkernel {
     if (!seed) {
       Family::accumulate_into_columns(kc, a, b, b_cs, reinterpret_cast<A*>(&acc[0][0]),
                                       kMrReg * kLanes, false);
+    } else if (tile_seed(seed, m_eff, n_eff)) {
+      Family::accumulate_from_columns(kc, a, b, b_cs, seed->p, seed->ld, acc);
     } else {
       init(acc, m_eff, n_eff, seed);
       Family::accumulate_columns(kc, a, b, b_cs, acc);

@@ -450,8 +450,11 @@ void run_config(Rng& rng, const char* cfg, int& cases, int& failures) {
 }
 
 // ---------------------------------------------------------------------------
-// 5. The microkernel on edge tiles: Microkernel<F>::run with O = A, C
-// column-major with a leading dimension past the tile, canaries around it.
+// 5. The microkernel on full and edge tiles: Microkernel<F>::run with
+// O = A, C column-major with a leading dimension past the tile, canaries
+// around it; the seed (earlier sums) has a leading dimension of its own, so
+// a full tile's seed read by the tile loads (accumulate_from) is read with
+// its stride, and an edge tile's through the zmm init.
 
 template <class F, class T>
 int check_microkernel(Rng& rng, const char* cfg, index_t m_eff, index_t n_eff, index_t kc,
@@ -465,13 +468,14 @@ int check_microkernel(Rng& rng, const char* cfg, index_t m_eff, index_t n_eff, i
   const index_t c_elems = ld * (n_eff + 2);
   E* av = static_cast<E*>(malloc(sizeof(E) * size_t(kMr * kc)));
   E* bv = static_cast<E*>(malloc(sizeof(E) * size_t(F::kNr * kc)));
-  Acc* seeds = static_cast<Acc*>(malloc(sizeof(Acc) * kMr * F::kNr));
+  constexpr index_t seed_ld = kMr + 5;
+  Acc* seeds = static_cast<Acc*>(malloc(sizeof(Acc) * seed_ld * F::kNr));
   Acc* cbuf = static_cast<Acc*>(malloc(sizeof(Acc) * size_t(c_elems)));
   auto* a = static_cast<typename F::PA*>(malloc(sizeof(E) * size_t(F::a_panel_size(kc))));
   auto* b = static_cast<typename F::PB*>(malloc(sizeof(E) * size_t(F::b_panel_size(kc))));
   for (index_t k = 0; k < m_eff * kc; ++k) av[k] = T::value(rng, mode);
   for (index_t k = 0; k < n_eff * kc; ++k) bv[k] = T::value(rng, mode);
-  for (int k = 0; k < kMr * F::kNr; ++k) seeds[k] = seeded ? T::seed(rng, mode, 0) : Acc(0);
+  for (index_t k = 0; k < seed_ld * F::kNr; ++k) seeds[k] = seeded ? T::seed(rng, mode, 0) : Acc(0);
   Acc canary;
   memset(&canary, 0x5A, sizeof canary);
   for (index_t k = 0; k < c_elems; ++k) cbuf[k] = canary;
@@ -486,7 +490,7 @@ int check_microkernel(Rng& rng, const char* cfg, index_t m_eff, index_t n_eff, i
   s.dst = c;
   s.rs_dst = 1;
   s.cs_dst = ld;
-  const typename K::Seed seed{seeds, kMr};
+  const typename K::Seed seed{seeds, seed_ld};
   K::template run<Acc>(kc, a, b, m_eff, n_eff, seeded ? &seed : nullptr, s);
 
   int failed = 0;
@@ -504,7 +508,8 @@ int check_microkernel(Rng& rng, const char* cfg, index_t m_eff, index_t n_eff, i
         }
         continue;
       }
-      if (!T::check(av, bv, row, col, kc, seeds[col * kMr + row], got, mode, msg, sizeof msg)) {
+      if (!T::check(av, bv, row, col, kc, seeds[col * seed_ld + row], got, mode, msg,
+                    sizeof msg)) {
         failed = 1;
         break;
       }
@@ -609,9 +614,10 @@ void run_into_config(Rng& rng, const char* cfg, int& cases, int& failures) {
     }
 }
 
-// accumulate_into_columns and accumulate_columns (B's columns read in
-// place, the driver's tile_columns) give the bits of accumulate_into and
-// accumulate on the packed B of the same columns, for depths of whole
+// accumulate_into_columns, accumulate_columns and accumulate_from_columns
+// (B's columns read in place, the driver's tile_columns) give the bits of
+// accumulate_into, accumulate and accumulate_from (itself held to run_tile
+// on a copy of its seed) on the packed B of the same columns, for depths of whole
 // chunks, columns a positive or negative stride apart, the last element
 // before a guard page (a read past any column's depth faults).
 template <class F, class T>
@@ -654,6 +660,26 @@ int check_columns(Rng& rng, const char* cfg, index_t kc, bool neg) {
     for (int j = 0; j < kNr; ++j)
       for (int r = 0; r < F::kMrReg; ++r) F::Ops::storeu(got + j * kMr + r * 16, acc[j][r]);
     for (int k = 0; k < kNr * kMr && !failed; ++k) failed = !T::same(got[k], want[k]);
+  }
+  if (!failed) {
+    // A seed a leading dimension past the tile, read by the tile loads
+    // (accumulate_from, accumulate_from_columns) against run_tile on its
+    // copy.
+    constexpr int ld = kMr + 3;
+    alignas(64) Acc seed[ld * kNr];
+    for (int k = 0; k < ld * kNr; ++k)
+      seed[k] = T::seed(rng, mode, int(rng.range(0, T::kSeedModes - 1)));
+    for (int j = 0; j < kNr; ++j)
+      for (int i = 0; i < kMr; ++i) want[j * kMr + i] = seed[j * ld + i];
+    run_tile<F>(kc, a, b, want);
+    typename F::Reg acc[kNr][F::kMrReg];
+    for (int from_cols = 0; from_cols < 2 && !failed; ++from_cols) {
+      if (from_cols) F::accumulate_from_columns(kc, a, b_cols, cols.rs, seed, ld, acc);
+      else F::accumulate_from(kc, a, b, seed, ld, acc);
+      for (int j = 0; j < kNr; ++j)
+        for (int r = 0; r < F::kMrReg; ++r) F::Ops::storeu(got + j * kMr + r * 16, acc[j][r]);
+      for (int k = 0; k < kNr * kMr && !failed; ++k) failed = !T::same(got[k], want[k]);
+    }
   }
   if (failed && ++g_reported <= kMaxReports)
     printf("  FAIL %s columns kc=%ld stride %s: not the bits of the packed B\n", cfg, long(kc),
