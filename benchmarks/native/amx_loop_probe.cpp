@@ -11,18 +11,19 @@
 //   l2      one B panel (L1) against the A panels of an mc x kc block (L2)
 //   square  an n^3 product, C (float32) in memory, operands prepacked:
 //             driver order  jc -> pc -> ic -> jr -> ir, C tiles resumed
-//                           from C after the first slice (today's driver)
+//                           from C after the first slice (today's driver);
+//                           then the same with every tile summed in one
+//                           32x32 tile kept in L1 (what C's traffic
+//                           costs), and with C laid out tile by tile, each
+//                           4 KiB contiguous (what C's strided rows cost)
 //             C-block order jc -> ic -> pc -> jr -> ir, the mc x nc block of
 //                           C summed in a contiguous scratch kept in L2
 //                           across the slices, copied to C at the end
 //
 // Built with the C++ tests (cmake --preset cpp-tests; cmake --build
-// build/cpp-tests), as build/cpp-tests/cpp/tests/gemmkit_amx_loop_probe, or
-// by hand (x86-64; GCC 12 or Clang 16+):
-//   g++ -O3 -std=c++20 -mavx512f -mavx512bw -mamx-tile -mamx-bf16
-//       -mamx-int8 -Icpp/src -Icpp/include
-//       benchmarks/native/amx_loop_probe.cpp -o amx_loop_probe
-// Run (a CPU with AMX):  ./amx_loop_probe [SECONDS_PER_POINT]   (default 0.3)
+// build/cpp-tests), as build/cpp-tests/cpp/tests/gemmkit_amx_loop_probe
+// (linked with the library, whose cache sizes the tile loop reads).
+// Run (a CPU with AMX):  ./gemmkit_amx_loop_probe [SECONDS_PER_POINT]   (default 0.3)
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,14 +100,22 @@ struct Square {
     return as_bf16(b + pc * n + j * kc);
   }
 
-  void driver_order(index_t mc, index_t nc) const {
+  // Where tile (i, j) of C lies, and its leading dimension.
+  enum class CLayout { kColumnMajor, kOneTile, kTileByTile };
+
+  void driver_order(index_t mc, index_t nc, CLayout layout = CLayout::kColumnMajor) const {
     for (index_t jc = 0; jc < n; jc += nc)
       for (index_t pc = 0; pc < n; pc += kc)
         for (index_t ic = 0; ic < n; ic += mc)
           for (index_t j = jc; j < jc + nc; j += kTile)
-            for (index_t i = ic; i < ic + mc; i += kTile)
-              Family::accumulate_into(kc, a_panel(pc, i), b_panel(pc, j), c + i + j * n, n,
-                                      pc > 0);
+            for (index_t i = ic; i < ic + mc; i += kTile) {
+              float* tile = layout == CLayout::kColumnMajor ? c + i + j * n
+                            : layout == CLayout::kOneTile
+                                ? scratch
+                                : c + (j / kTile * (n / kTile) + i / kTile) * kTile * kTile;
+              const index_t ld = layout == CLayout::kColumnMajor ? n : kTile;
+              Family::accumulate_into(kc, a_panel(pc, i), b_panel(pc, j), tile, ld, pc > 0);
+            }
   }
 
   void c_block_order(index_t mc, index_t nc) const {
@@ -193,6 +202,13 @@ int main(int argc, char** argv) {
       snprintf(what, sizeof what, "square %ld, %s kc %ld mc %ld nc %ld", long(n),
                p.c_block ? "C-block" : "driver ", long(s.kc), long(mc), long(nc));
       report(what, flops, t, peak);
+      if (!p.c_block) {
+        using L = Square::CLayout;
+        report("  same, C one tile in L1", flops,
+               time_per_call(seconds, [&] { s.driver_order(mc, nc, L::kOneTile); }), peak);
+        report("  same, C tile by tile", flops,
+               time_per_call(seconds, [&] { s.driver_order(mc, nc, L::kTileByTile); }), peak);
+      }
       free(s.scratch);
     }
     free(s.a);
