@@ -314,10 +314,11 @@ static GEMMKIT_INLINE void tile_loop_as(index_t chunks, index_t resident_b,
 // evicts itself before its next call under LRU and comes from L2 entirely;
 // with its chunks past 5/6 of L1 loaded non-temporally, the first 5/6 stay
 // resident.  Measured on a Xeon with AMX (48 KiB L1d: 20 chunks of 2 KiB),
-// 2026-12-05, one thread, alternating builds: bfloat16 1024^3 +7-9%
+// 2026-12-05, one thread, alternating builds: bfloat16 1024^3 +7-13%
 // (bfloat16 out), +10-12% (float32 out), 768^3 +6-7%; the probe's B panel
 // against an A block in L2 at depth 1024 57% -> 66% of the peak, where 16
-// or 24 resident chunks gave 62-65% and 57-64%.
+// or 24 resident chunks gave 62-65% and 57-64%.  (The float16 split's
+// depth rule sizes its B panel to L1 already: its B loads stay plain.)
 template <int NR>
 static GEMMKIT_INLINE index_t resident_b_chunks() {
   static const index_t chunks = index_t(cache::info().l1d * 5 / 6 / (NR * 64));
