@@ -825,8 +825,13 @@ struct AmxInt8Family
   static constexpr int kDepthMultiple = 64;
   // Depth slices of at least this many steps: each tile's fixed cost (C
   // tiles in and out, the store pass) is worth more depth than the L1-sized
-  // slice the vector kernels use (measured 2026-11: +15% at 1024 and 2048).
-  static constexpr index_t kMinSliceDepth = 1024;
+  // slice the vector kernels use (measured 2026-11: +15% at 1024 and 2048
+  // for 1024 over the blocking's).  2048 since B's chunks past L1 stream
+  // (tile_loop): a 64 KiB B panel keeps 5/6 of L1 resident and C is loaded
+  // and stored half as often.  Measured on a Xeon with AMX, 2026-12-05, one
+  // thread, alternating builds, against 1024: 1536^3 +12-16%, 2048^3
+  // +1-16% (prepacked +3-10%), 4096^3 +2-16%; two threads 2048^3 +7-26%.
+  static constexpr index_t kMinSliceDepth = 2048;
   static constexpr bool kInplace = false;
   static_assert(kLanes == 16, "AMX C tiles hold 16 int32 per row: 16-lane accumulators");
   static_assert(MR_REG == 1 || MR_REG == 2, "one or two 16-row tiles of A");
