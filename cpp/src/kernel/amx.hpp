@@ -914,15 +914,18 @@ struct AmxF16SplitFamily
   static constexpr int kMr = MR_REG * kLanes;
   static constexpr int kNr = NR;
   static constexpr int kDepthMultiple = 32;
-  // Depth slices: one up to a depth of 1024 (measured 2026-12-04 on a
-  // Xeon, one thread, against slices of 512: +8-10% at 1024^3, no C
-  // reload), deeper products in equal slices near 384, whose B panel (two
-  // parts: 128 bytes per depth step) fills a 48 KiB L1 while the A tiles
-  // stream past it (tile_loop).  Measured 2026-12-05, same Xeon, float16
-  // out, alternating builds, against slices of 1024 (the rule before):
-  // 1536^3 +11-12%, 2048^3 (6 slices of 352) +6-9%, 3072^3 (8 of 384)
-  // +3-7%; through GEMMKIT_KC, slices of 256-300 or 416-512 were slower.
-  static constexpr index_t kOneSliceUpTo = 1024;
+  // Depth slices: one up to a depth of 768, deeper products in equal
+  // slices near 384, whose B panel (two parts: 128 bytes per depth step)
+  // fills a 48 KiB L1 while the A tiles stream past it (tile_loop).
+  // Measured 2026-12-05 on a Xeon, one thread, float16 out, alternating
+  // builds, against slices of 1024 (the rule before): 1536^3 +11-12%,
+  // 2048^3 (6 slices of 352) +6-9%, 3072^3 (8 of 384) +3-7%; through
+  // GEMMKIT_KC, slices of 256-300 or 416-512 were slower.  The one slice
+  // went from 1024 to 768 once a seeded slice read its seed with the tile
+  // loads (accumulate_from): 896^3 +10-18%, 1024^3 +23-33%; 768^3 keeps
+  // one slice (two of 384 lost 6-9%).  (2026-12-04, before that: one
+  // slice at 1024 beat slices of 512 by 8-10%.)
+  static constexpr index_t kOneSliceUpTo = 768;
   static constexpr index_t kDeepSliceDepth = 384;
   static constexpr bool kInplace = false;
   static_assert(kLanes == 16, "AMX C tiles hold 16 f32 per row: 16-lane accumulators");
