@@ -299,14 +299,14 @@ static GEMMKIT_INLINE void tile_loop_as(index_t chunks, index_t resident_b,
 // (tileloaddt1) where that measured faster: each A tile is read once per
 // call, and kept out of L1 it no longer evicts the B panel that every call
 // of the row block reads again (a 32 KiB B panel beside a 32 KiB A panel in
-// a 48 KiB L1 at int8's depth of 1024 and bfloat16's 512).  Measured on a
-// Xeon with AMX, 2026-12-05, one thread, alternating builds: int8 256^3
-// +8-20%, 1024^3 +11-24%, 2048^3 +10-15%, prepacked 2048^3 +14-16%;
-// float16 256^3 +4-8%, 1024-2048 within noise; bfloat16 with slices of
-// 512 (AmxBf16Family's depth rule) 2048^3 +9-14%, 3072^3 +5-15%, but
-// below 16 chunks (depth 512) it lost up to 10% (256^3, float32 out), so
-// shallower bfloat16 calls load plainly.  The hint on C's tiles gained
-// nothing.
+// a 48 KiB L1 at the depths of these measurements: int8's 1024, bfloat16's
+// 512).  Measured on a Xeon with AMX, 2026-12-05, one thread, alternating
+// builds: int8 256^3 +8-20%, 1024^3 +11-24%, 2048^3 +10-15%, prepacked
+// 2048^3 +14-16%; float16 256^3 +4-8%, 1024-2048 within noise; bfloat16
+// with slices of 512 (AmxBf16Family's depth rule) 2048^3 +9-14%, 3072^3
+// +5-15%, but below 16 chunks (depth 512) it lost up to 10% (256^3,
+// float32 out), so shallower bfloat16 calls load plainly.  The hint on C's
+// tiles gained nothing.
 //
 // The B operand's tiles are read again by every call of a row block, so
 // they stay in L1 as long as the whole B panel fits there.  A deeper panel
@@ -318,7 +318,7 @@ static GEMMKIT_INLINE void tile_loop_as(index_t chunks, index_t resident_b,
 // (bfloat16 out), +10-12% (float32 out), 768^3 +6-7%; the probe's B panel
 // against an A block in L2 at depth 1024 57% -> 66% of the peak, where 16
 // or 24 resident chunks gave 62-65% and 57-64%.  (The float16 split's
-// depth rule sizes its B panel to L1 already: its B loads stay plain.)
+// loop, which reads each B chunk twice, keeps plain B loads: untried.)
 template <int NR>
 static GEMMKIT_INLINE index_t resident_b_chunks() {
   static const index_t chunks = index_t(cache::info().l1d * 5 / 6 / (NR * 64));
