@@ -150,6 +150,14 @@ GEMMKIT_INLINE void pack_panel(index_t kc, index_t width, const T* src,
   }
 }
 
+// Depth steps ahead whose row segment pack_a's row walk fetches: each
+// step hops to another source row, and the hardware prefetchers do not
+// follow a walk that reads only a few lines of each row.  Measured on an
+// AMD EPYC Zen 3 (AVX2), 2026-12-07, one thread, alternating builds:
+// 16x4096x4096 float32 +15-20%, float64 +8-12% (the pack is half of that
+// product's time); 8 steps ahead gained less; squares unchanged (noise).
+constexpr index_t kPackAhead = 4;
+
 // A block: rows [0, mc) and depth [0, kc) of a (rs_a, cs_a) view.
 template <class Token, class T, int MR>
 void pack_a(index_t mc, index_t kc, const T* a, index_t rs_a, index_t cs_a,
@@ -163,9 +171,15 @@ void pack_a(index_t mc, index_t kc, const T* a, index_t rs_a, index_t cs_a,
     // front to back and dealing it out to the panels, so the reads stream
     // through whole pages instead of hopping a column stride per panel.
     const index_t full = mc / MR;
+    const index_t segment = full * MR;
     for (index_t p = 0; p < kc; ++p) {
       const T* s = a + p * cs_a;
       T* d = dst + p * MR;
+      if (p + kPackAhead < kc) {
+        const T* ahead = s + kPackAhead * cs_a;
+        for (index_t e = 0; e < segment; e += 64 / index_t(sizeof(T)))
+          GEMMKIT_PREFETCH_READ(ahead + e);
+      }
       for (index_t q = 0; q < full; ++q) {
         GEMMKIT_UNROLL(8)
         for (int r = 0; r < MR; r += L) Ops::storeu(d + r, Ops::loadu(s + r));
