@@ -935,6 +935,11 @@ int main() {
       }
     }
   }
+  // A row-major B whose rows lie a page or more apart (the packing's
+  // side-by-side row walk), with ragged panels and depth slices.
+  check<float>(50, 1030, 999, 0, 1.0f, 0.0f);
+  check<double>(37, 520, 1001, 0, -0.5, 2.0);
+  check<double>(70, 1100, 333, 0, 1.0, 0.0);
   // Mixed precision and int8 across the same tile edges and a deep product.
   const long mixed_dims[] = {1, 3, 8, 17, 33, 67};
   const long mixed_depths[] = {1, 3, 8, 65, 300};

@@ -1348,9 +1348,8 @@ def prepack_rhs(b):
     Notes
     -----
     ``gemm(a, prepack_rhs(b))`` equals ``gemm(a, b)`` bit for bit, except
-    on shapes plain ``gemm`` sends to a special path (a single row,
-    m == 1, or column, n == 1, and very small m and n), which agree within
-    rounding.
+    on shapes plain ``gemm`` sends to the matrix-vector path (a single row,
+    m == 1, or column, n == 1), which agree within rounding.
 
     Examples
     --------

@@ -210,6 +210,37 @@ def test_streaming_order_equals_the_slice_order_bitwise(threads, float_dtype, m,
     _close(results[1 << 40]["alpha_beta"], a, b, c, 0.75, -1.5, dtype=float_dtype)
 
 
+@pytest.mark.parametrize("m, n, k", [(40, 33, 240), (50, 40, 300), (33, 60, 190)])
+@pytest.mark.parametrize("float_dtype", ["float32", "float64"])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_small_products_slice_the_depth_as_the_driver(threads, float_dtype, m, n, k):
+    # Products below the small-product route's size (special/small.hpp)
+    # skip packing but sum in the driver's depth slices, so they keep the
+    # bits of a prepacked call, which runs the driver; GEMMKIT_KC makes the
+    # slices shallow on every CPU (several slices here), and the forms
+    # cover alpha/beta (the first slice reads C) and bias with activation
+    # (the last slice only).
+    a, b = _operands(m + 5 * n + k, m, n, k, float_dtype, "C", "C")
+    c = _c(m + n, m, n, float_dtype)
+    bias = _rand(np.random.default_rng(n), (n,), float_dtype)
+    before = thread_setting()
+    try:
+        gemmkit.set_num_threads(threads)
+        gemmkit.tuning.set("GEMMKIT_KC", 64)
+        packed = gemmkit.prepack_rhs(b)
+        plain = [gemmkit.gemm(a, b), gemmkit.gemm(a, b, c, alpha=0.75, beta=-1.5),
+                 gemmkit.gemm(a, b, c, beta=0.5, bias=bias, activation="relu")]
+        prepacked = [gemmkit.gemm(a, packed), gemmkit.gemm(a, packed, c, alpha=0.75, beta=-1.5),
+                     gemmkit.gemm(a, packed, c, beta=0.5, bias=bias, activation="relu")]
+    finally:
+        gemmkit.tuning.reset("GEMMKIT_KC")
+        restore_thread_setting(before)
+    for got, want in zip(plain, prepacked):
+        assert _same_bits(got, want)
+    _close(plain[0], a, b, dtype=float_dtype)
+    _close(plain[1], a, b, c, 0.75, -1.5, dtype=float_dtype)
+
+
 @pytest.mark.parametrize("m, n, k", [(200, 1500, 1000), (77, 1301, 2000)])
 @pytest.mark.parametrize("float_dtype", ["float32", "float64"])
 @pytest.mark.parametrize("threads", [1, 2])

@@ -51,11 +51,11 @@ int family_one(const GemmTask<typename Family<0>::L, typename Family<0>::A, O>& 
       if (t.m == 1) return special::Gemv<Token, A>::run(transposed(t));
       // Small products: packing would cost more than the arithmetic.
       using Small = special::Small<Token, A>;
-      if (Small::fits(t)) return Small::run(t);
       const auto driver_kc = [&t] {
         return driver::BlockedGemm<Main, O>::slice_depth(t.m, t.n, t.k, NR);
       };
-      if (Small::fits_one_slice(t, driver_kc)) return Small::run(t);
+      if (Small::fits(t)) return Small::run(t, driver_kc());
+      if (Small::fits_one_slice(t, driver_kc)) return Small::run(t, t.k);
     }
   }
   // One short row tile (at most one register of rows, such as a 4096x16 C

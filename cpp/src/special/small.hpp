@@ -149,7 +149,31 @@ struct Small {
     }
   }
 
-  static int run(const GemmTask<T>& t) {
+  // The product in the driver's depth slices of kc (BlockedGemm::
+  // slice_depth): each slice's sums start from zero and meet in C (alpha on
+  // every slice, beta on the first, the epilogue on the last), so every
+  // element rounds as on the driver's path and as with a prepacked B.
+  static int run(const GemmTask<T>& t, index_t kc) {
+    if (kc <= 0 || kc >= t.k) {
+      run_slice(t);
+      return GEMMKIT_OK;
+    }
+    GemmTask<T> s = t;
+    for (index_t pc = 0; pc < t.k; pc += kc) {
+      s.k = t.k - pc < kc ? t.k - pc : kc;
+      s.a = t.a + pc * t.cs_a;
+      s.b = t.b + pc * t.rs_b;
+      s.epi = pc + kc < t.k ? Epilogue<T>{} : t.epi;
+      run_slice(s);
+      s.beta = T(1);
+      s.c_in = t.c_out;
+      s.rs_ci = t.rs_co;
+      s.cs_ci = t.cs_co;
+    }
+    return GEMMKIT_OK;
+  }
+
+  static void run_slice(const GemmTask<T>& t) {
     for (index_t j0 = 0; j0 < t.n; j0 += kCols) {
       const int cols = t.n - j0 >= kCols ? kCols : int(t.n - j0);
       // Columns past the edge re-read the last one (never stored).
@@ -161,7 +185,6 @@ struct Small {
       if (left > L) block<2, false>(t, i, int(left), j0, cols, b);
       else if (left > 0) block<1, false>(t, i, int(left), j0, cols, b);
     }
-    return GEMMKIT_OK;
   }
 };
 
