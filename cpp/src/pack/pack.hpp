@@ -156,7 +156,7 @@ GEMMKIT_INLINE void pack_panel(index_t kc, index_t width, const T* src,
 // once; one row at a time leaves one stream in flight and the prefetchers
 // restart on every page.  Measured on an AMD EPYC Zen 4, 2026-12-07, one
 // thread, alternating builds: 16x4096x4096 float64 +20% (23.6 -> 28.4
-// GFLOP/s), float32 +12%; 48x8192x2048 +4-9%, 64x512x16384 float64 +7%;
+// GFLOP/s), float32 +9-12%; 48x8192x2048 +3-9%, 64x512x16384 float64 +7%;
 // squares to 2048 unchanged; 4 rows side by side gained less, 16 less
 // still, and fetching the next eight rows ahead lost half the gain.  (A C
 // harness of the walk: one row at a time 8.5 GB/s, eight 15 GB/s, one
