@@ -1,10 +1,10 @@
 """API suite with numpy: prepack_rhs and PackedRhs.
 
 gemm(a, prepack_rhs(b)) must equal gemm(a, b) bit for bit for every dtype,
-except on the shapes plain gemm routes to a special path (a single row or
-column: GEMV; m and n up to 32: horizontal dots; depth up to 32): floats are
-compared bitwise outside those and within tolerance inside them, int8 and
-requantized products bitwise everywhere (they are exact).  Also: sharing one
+except on the shapes plain gemm routes to the matrix-vector path (a single
+row or column: GEMV): floats are compared bitwise outside those and within
+tolerance inside them, int8 and requantized products bitwise everywhere (they
+are exact).  Also: sharing one
 PackedRhs between threads, immutability, attributes, no reference to b, and
 every refusal.  Skipped where numpy is missing (the Pyodide run), where
 test_api_buffers covers prepacking buffers.
@@ -42,8 +42,7 @@ from apihelpers import (  # noqa: E402
     tile,
 )
 
-# Outside every special path of plain gemm (GEMV: m or n == 1; small m, n:
-# up to 32 on aarch64; small depth: up to 32).
+# Well past the matrix-vector path (GEMV: m or n == 1) in both dimensions.
 BIG = 33
 
 
