@@ -4,10 +4,9 @@ gemm(a, prepack_rhs(b)) must equal gemm(a, b) bit for bit for every dtype,
 except on the shapes plain gemm routes to the matrix-vector path (a single
 row or column: GEMV): floats are compared bitwise outside those and within
 tolerance inside them, int8 and requantized products bitwise everywhere (they
-are exact).  Also: sharing one
-PackedRhs between threads, immutability, attributes, no reference to b, and
-every refusal.  Skipped where numpy is missing (the Pyodide run), where
-test_api_buffers covers prepacking buffers.
+are exact).  Also: sharing one PackedRhs between threads, immutability,
+attributes, no reference to b, and every refusal.  Skipped where numpy is
+missing (the Pyodide run), where test_api_buffers covers prepacking buffers.
 """
 
 import concurrent.futures
