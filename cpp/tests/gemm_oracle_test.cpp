@@ -9,7 +9,8 @@
 // out, and int8 -> int32) bit for bit against uint64_t sums, bool (or of
 // ands), complex64/complex128 with complex scalars and every conj_a/conj_b
 // combination against long double sums, in row-major, column-major,
-// reversed, in-place and batched layouts, and the door's refusals (complex
+// reversed, in-place and batched layouts, and bit for bit between the
+// orientations a complex product may run in; and the door's refusals (complex
 // alpha on a real product, bool's alpha, an integer epilogue, conj_b on a
 // packed b).  Runs without Python, so it also checks the NEON kernels under
 // user-mode qemu.  Prints "N passed, N failed".
@@ -20,6 +21,7 @@
 #include <cstring>
 #include <limits>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "gemmkit/gemmkit.hpp"
@@ -855,6 +857,71 @@ void check_complexes() {
   check_complex<double>(GEMMKIT_C128, 33, 7, 300, 1, GEMMKIT_CONJ_B, 2, 3);
 }
 
+// A complex product gives the same bits whatever the orientation it runs in
+// (kernel/complex.hpp): out row-major (run transposed), column-major (run as
+// given) and B prepacked (always transposed), with conj_a; the m x n shapes
+// cover few columns with many rows (run as given even into a row-major out)
+// and depths of several slices.
+template <class R>
+void check_complex_orientations(int code, long m, long n, long k, int flags) {
+  std::vector<R> a(std::size_t(2 * m * k)), b(std::size_t(2 * k * n)), c(std::size_t(2 * m * n));
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = R(hashed(unsigned(i), 61));
+  for (std::size_t i = 0; i < b.size(); ++i) b[i] = R(hashed(unsigned(i), 62));
+  for (std::size_t i = 0; i < c.size(); ++i) c[i] = R(hashed(unsigned(i), 63));
+  const Layout row = layout_of(m, n, 0), col = layout_of(m, n, 1);
+  const gemmkit_operand va = operand_of(a.data(), code, GEMMKIT_OPERAND_READONLY, 1, 0, m, k,
+                                        layout_of(m, k, 0), 2 * sizeof(R));
+  const gemmkit_operand vb = operand_of(b.data(), code, GEMMKIT_OPERAND_READONLY, 1, 0, k, n,
+                                        layout_of(k, n, 0), 2 * sizeof(R));
+  const gemmkit_operand vc = operand_of(c.data(), code, GEMMKIT_OPERAND_READONLY, 1, 0, m, n,
+                                        row, 2 * sizeof(R));
+  gemmkit_packed_rhs* packed = nullptr;
+  int st = gemmkit_prepack_rhs(gemmkit_dtype(code), std::size_t(k), std::size_t(n), b.data(),
+                               n, 1, &packed);
+  const double alpha[2] = {0.5, -2}, beta[2] = {1, 1};
+  // (out layout, packed): row-major plain first, the one the others equal.
+  const std::pair<Layout, bool> forms[] = {{row, false}, {col, false}, {row, true}, {col, true}};
+  std::vector<std::vector<R>> outs;
+  for (const auto& [lo, use_packed] : forms) {
+    std::vector<R> o(std::size_t(2 * m * n));
+    const gemmkit_operand vo = operand_of(o.data(), code, 0, 1, 0, m, n, lo, 2 * sizeof(R));
+    if (st == GEMMKIT_OK)
+      st = gemmkit_gemm_batched_ex(alpha, &va, use_packed ? nullptr : &vb,
+                                   use_packed ? packed : nullptr, beta, &vc, &vo, nullptr,
+                                   flags);
+    // Element (i, j) of each form in row-major order.
+    std::vector<R> in_rows(o.size());
+    for (long i = 0; i < m; ++i)
+      for (long j = 0; j < n; ++j)
+        for (int part = 0; part < 2; ++part)
+          in_rows[std::size_t(2 * (i * n + j) + part)] =
+              o[std::size_t(2 * (lo.off + i * lo.rs + j * lo.cs) + part)];
+    outs.push_back(std::move(in_rows));
+  }
+  gemmkit_packed_rhs_free(packed);
+  long differ = 0;
+  for (std::size_t f = 1; f < outs.size(); ++f)
+    differ += std::memcmp(outs[f].data(), outs[0].data(), outs[0].size() * sizeof(R)) != 0;
+  if (st == GEMMKIT_OK && !differ) {
+    ++g_passed;
+  } else {
+    ++g_failed;
+    std::printf("FAILED complex%d orientations m=%ld n=%ld k=%ld conj=%d status=%d: %ld of 3 "
+                "forms differ from the row-major one\n",
+                int(16 * sizeof(R)), m, n, k, flags, st, differ);
+  }
+}
+
+void check_complex_orientation_bits() {
+  const long shapes[][3] = {{70, 50, 300}, {200, 3, 40}, {300, 7, 700}, {17, 33, 2}};
+  for (const auto& s : shapes) {
+    for (int flags : {0, int(GEMMKIT_CONJ_A)}) {
+      check_complex_orientations<float>(GEMMKIT_C64, s[0], s[1], s[2], flags);
+      check_complex_orientations<double>(GEMMKIT_C128, s[0], s[1], s[2], flags);
+    }
+  }
+}
+
 // What the door refuses before anything runs, by status and message.
 void check_door_errors() {
   bool ok = true;
@@ -976,6 +1043,7 @@ int main() {
   // Every other numpy dtype, through the operand door.
   check_rings();
   check_complexes();
+  check_complex_orientation_bits();
   check_door_errors();
   const char* info = gemmkit::dispatch_info_json();
   std::printf("%s\n", info ? info : gemmkit::last_error());

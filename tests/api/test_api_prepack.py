@@ -4,9 +4,11 @@ gemm(a, prepack_rhs(b)) must equal gemm(a, b) bit for bit for every dtype,
 except on the shapes plain gemm routes to the matrix-vector path (a single
 row or column: GEMV): floats are compared bitwise outside those and within
 tolerance inside them, int8 and requantized products bitwise everywhere (they
-are exact).  Also: sharing one PackedRhs between threads, immutability,
-attributes, no reference to b, and every refusal.  Skipped where numpy is
-missing (the Pyodide run), where test_api_buffers covers prepacking buffers.
+are exact).  Every orientation a product may run in (C- or F-order out, few
+columns) gives the prepacked bits, complex included.  Also: sharing one
+PackedRhs between threads, immutability, attributes, no reference to b, and
+every refusal.  Skipped where numpy is missing (the Pyodide run), where
+test_api_buffers covers prepacking buffers.
 """
 
 import concurrent.futures
@@ -237,6 +239,55 @@ def test_small_products_slice_the_depth_as_the_driver(threads, float_dtype, m, n
         assert _same_bits(got, want)
     _close(plain[0], a, b, dtype=float_dtype)
     _close(plain[1], a, b, c, 0.75, -1.5, dtype=float_dtype)
+
+
+@pytest.mark.parametrize("m_spec, n, k", [("4r+3", 2, 40), ("4r+3", 7, 300), (70, 50, 300),
+                                          ("r+1", 3, 1025)], ids=str)
+@pytest.mark.parametrize("dtype_name", ["float32", "float64", "float16", "complex64",
+                                        "complex128"])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_the_output_layout_keeps_the_bits(threads, dtype_name, m_spec, n, k):
+    # A row-major C runs transposed (C^T = B^T A^T), a column-major one or
+    # one of few columns (many rows: "4r+3") in the user's orientation, and
+    # a prepacked B always transposed (dispatch/gemm-inl.hpp).  Complex
+    # products add their two imaginary terms in an order that follows the
+    # orientation unless the kernel's twin restores it (kernel/complex.hpp):
+    # without it, complex F-order and few-column products differed from the
+    # prepacked ones in the last bits.
+    mr, _ = tile(dtype_name)
+    m = resolve_dim(m_spec, mr)
+    rng = np.random.default_rng(m + n + k)
+    dt = np_dtype(dtype_name)
+    cplx = dt.kind == "c"
+
+    def values(shape):
+        x = rng.uniform(-1, 1, shape)
+        return (x + 1j * rng.uniform(-1, 1, shape) if cplx else x).astype(dt)
+
+    a, b, c = values((m, k)), values((k, n)), values((m, n))
+    alpha, beta = (0.5 - 2j, 1 + 1j) if cplx else (0.75, -1.5)
+    conj = [{}, {"conj_a": True}] if cplx else [{}]
+    before = thread_setting()
+    try:
+        gemmkit.set_num_threads(threads)
+        packed = gemmkit.prepack_rhs(b)
+        for flags in conj:
+            results = []
+            for rhs in (b, packed):
+                for order in "CF":
+                    out = np.empty((m, n), dt, order=order)
+                    gemmkit.gemm(a, rhs, c, alpha=alpha, beta=beta, out=out, **flags)
+                    results.append(out)
+            for got in results[1:]:
+                assert _same_bits(np.ascontiguousarray(got), np.ascontiguousarray(results[0]))
+    finally:
+        restore_thread_setting(before)
+    wide = np.clongdouble if cplx else np.longdouble
+    ref = wide(alpha) * np.conj(a).astype(wide) @ b.astype(wide) + wide(beta) * c
+    tol = 16 * k * float(np.finfo(np.float32 if dt == np.float16 else dt).eps) + (
+        2.0**-10 if dt == np.float16 else 0)
+    scale = abs(alpha) * (np.abs(a).astype(np.float64) @ np.abs(b)) + abs(beta) * np.abs(c)
+    assert np.all(np.abs(results[0] - ref) <= tol * scale)
 
 
 @pytest.mark.parametrize("m, n, k", [(200, 1500, 1000), (77, 1301, 2000)])

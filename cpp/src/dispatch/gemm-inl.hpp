@@ -137,34 +137,32 @@ int family_one(const GemmTask<typename Family<0>::L, typename Family<0>::A, O>& 
   return driver::BlockedGemm<Main, O>::run(t, NR);
 }
 
-// A task (or a batch of them, task.batch > 1) in the orientation where C's
-// columns have unit stride, so the microkernel stores whole vectors
-// (row-major C becomes C^T = B^T A^T).  A batch is oriented and routed
-// once and run here, inside the ISA's code: a small product costs tens of
-// nanoseconds, as much as a call through the descriptor.
-template <template <int> class Family, int SKINNY_NR, class O, int SHORT_NR = 0,
-          class SQUARE = void>
-int family_gemm(const GemmTask<typename Family<0>::L, typename Family<0>::A, O>& task) {
+// Whether a product (not prepacked) runs transposed, C^T = B^T A^T: where
+// C's columns have unit stride, so the microkernel stores whole vectors
+// (row-major C), unless the transposed product would leave most of each
+// MR-row tile empty (few columns of C) while this one fills them: a 4096x16
+// C computes as 16-row tiles of an MR = 32 kernel otherwise, twice the
+// arithmetic, and strided stores of C cost less than that.
+// But not when A's rows run along the depth (cs_a = 1): the transposed
+// product is then one row tile that reads A in place, once (the driver's
+// in-place B), which beats packing A here even with half the tile empty
+// (4096x16x4096 float32 on a Xeon, 2026-12-04: 54 -> 69 GFLOP/s).
+template <class Main, class L, class A, class O>
+bool transposes(const GemmTask<L, A, O>& t) {
+  const index_t rs = t.rs_co < 0 ? -t.rs_co : t.rs_co;
+  const index_t cs = t.cs_co < 0 ? -t.cs_co : t.cs_co;
+  constexpr index_t kMr = Main::kMr;
+  const bool streams_a_transposed = Main::kInplace && t.n <= kMr && t.cs_a == 1;
+  const bool fills_rows_only_here = t.n * 2 <= kMr && t.m >= 4 * kMr && !streams_a_transposed;
+  return t.rs_co != 1 && (t.cs_co == 1 || rs > cs) && !fills_rows_only_here;
+}
+
+// A batch of oriented tasks (task.batch > 1), or one, run here, inside the
+// ISA's code: a small product costs tens of nanoseconds, as much as a call
+// through the descriptor.
+template <template <int> class Family, int SKINNY_NR, class O, int SHORT_NR, class SQUARE>
+int family_batch(GemmTask<typename Family<0>::L, typename Family<0>::A, O> t) {
   using L = typename Family<0>::L;
-  GemmTask<L, typename Family<0>::A, O> t = task;
-  if (!t.packed_a) {
-    const index_t rs = t.rs_co < 0 ? -t.rs_co : t.rs_co;
-    const index_t cs = t.cs_co < 0 ? -t.cs_co : t.cs_co;
-    // Unless the transposed product would leave most of each MR-row tile
-    // empty (few columns of C) while this one fills them: a 4096x16 C
-    // computes as 16-row tiles of an MR = 32 kernel otherwise, twice the
-    // arithmetic, and strided stores of C cost less than that.
-    // But not when A's rows run along the depth (cs_a = 1): the transposed
-    // product is then one row tile that reads A in place, once (the
-    // driver's in-place B), which beats packing A here even with half the
-    // tile empty (4096x16x4096 float32 on a Xeon, 2026-12-04: 54 -> 69
-    // GFLOP/s).
-    constexpr index_t kMr = Family<0>::kMr;
-    const bool streams_a_transposed = Family<0>::kInplace && t.n <= kMr && t.cs_a == 1;
-    const bool fills_rows_only_here =
-        t.n * 2 <= kMr && t.m >= 4 * kMr && !streams_a_transposed;
-    if (t.rs_co != 1 && (t.cs_co == 1 || rs > cs) && !fills_rows_only_here) transpose(t);
-  }
   if (t.batch <= 1) return family_one<Family, SKINNY_NR, O, SHORT_NR, SQUARE>(t);
   const L* a0 = t.a;
   const L* b0 = t.b;
@@ -178,6 +176,24 @@ int family_gemm(const GemmTask<typename Family<0>::L, typename Family<0>::A, O>&
     if (int st = family_one<Family, SKINNY_NR, O, SHORT_NR, SQUARE>(t)) return st;
   }
   return GEMMKIT_OK;
+}
+
+// A task (or a batch of them), oriented once (transposes; a prepacked B is
+// already the kernel-frame A of the transposed product) and run.
+template <template <int> class Family, int SKINNY_NR, class O, int SHORT_NR = 0,
+          class SQUARE = void>
+int family_gemm(const GemmTask<typename Family<0>::L, typename Family<0>::A, O>& task) {
+  GemmTask<typename Family<0>::L, typename Family<0>::A, O> t = task;
+  const bool user_frame = !t.packed_a && !transposes<Family<0>>(t);
+  // A family whose bits depend on which operand is the kernel's A
+  // (kernel/complex.hpp) has a twin for products left in the user's
+  // orientation, so that they equal the transposed (and prepacked) ones.
+  if constexpr (requires { typename Family<0>::template UserFrame<0>; }) {
+    if (user_frame)
+      return family_batch<Family<0>::template UserFrame, SKINNY_NR, O, SHORT_NR, SQUARE>(t);
+  }
+  if (!t.packed_a && !user_frame) transpose(t);
+  return family_batch<Family, SKINNY_NR, O, SHORT_NR, SQUARE>(t);
 }
 
 template <template <int> class Family>

@@ -11,6 +11,15 @@
 // four real multiply-adds per complex one, into accumulators that are
 // ComplexOps register pairs (simd/complex_ops.hpp), so TileStore applies
 // complex alpha, beta and bias the way it does for real types.
+//
+// The two imaginary terms are the one place where the order of a product's
+// operands shows in the bits: swapping A and B swaps them.  The kernel frame
+// is C^T = B^T A^T wherever C's rows are contiguous and for every prepacked
+// B (dispatch/gemm-inl.hpp), so that orientation sets the order, in the
+// user's terms: im += Ai * Br, then im += Ar * Bi.  A product computed in the
+// user's orientation (a column-major C, or a few columns of C) runs the
+// UserFrame twin, which adds the terms the other way round in kernel terms:
+// every orientation, and a prepacked B, gives the same bits.
 #pragma once
 
 #include <complex>
@@ -21,7 +30,8 @@
 
 namespace gemmkit::kernel {
 
-template <class Token_, class T, int MR_REG, int NR>
+// USER_FRAME: the kernel's A is the user's A (see above).
+template <class Token_, class T, int MR_REG, int NR, bool USER_FRAME = false>
 struct ComplexFamily {
   using Token = Token_;
   using L = std::complex<T>;
@@ -39,6 +49,9 @@ struct ComplexFamily {
   static constexpr int kDepthMultiple = 1;
   static constexpr bool kInplace = false;
   static constexpr bool kConjugates = true;
+  // The same tile run in the user's orientation (dispatch/gemm-inl.hpp).
+  template <int N>
+  using UserFrame = ComplexFamily<Token_, T, MR_REG, N == 0 ? NR : N, true>;
 
   static constexpr index_t a_panel_size(index_t kc) { return 2 * kMr * kc; }
   static constexpr index_t b_panel_size(index_t kc) { return kNr * kc; }
@@ -115,7 +128,10 @@ struct ComplexFamily {
         GEMMKIT_UNROLL(8)
         for (int r = 0; r < MR_REG; ++r) {
           acc[j][r].re = Real::fnma(ai[r], bi, Real::mul_add(ar[r], br, acc[j][r].re));
-          acc[j][r].im = Real::mul_add(ai[r], br, Real::mul_add(ar[r], bi, acc[j][r].im));
+          if constexpr (USER_FRAME)
+            acc[j][r].im = Real::mul_add(ar[r], bi, Real::mul_add(ai[r], br, acc[j][r].im));
+          else
+            acc[j][r].im = Real::mul_add(ai[r], br, Real::mul_add(ar[r], bi, acc[j][r].im));
         }
       }
       a += 2 * kMr;

@@ -6,7 +6,8 @@
 // against this interface; the widening families (widen.hpp: f32, f64, f16,
 // bf16, int8 -> int32, and the wrapping integer rings u8, u16, i32, i64 and
 // bool on every token), the complex split families (complex.hpp: they also
-// take a conj flag in pack_a/pack_b, kConjugates) and the dot families
+// take a conj flag in pack_a/pack_b, kConjugates, and have a UserFrame twin,
+// CONTRACT.md) and the dot families
 // (dot_bf16.hpp: vdpbf16ps, dot_vnni.hpp: vpdpbusd, dot_pair_i8.hpp: int8 as
 // int16 pairs through vpmaddwd / i32x4.dot_i16x8_s) implement it.
 //
