@@ -309,7 +309,7 @@ def _bias_values(bias, acc_name):
             raise
         except (TypeError, ValueError, OverflowError):  # not numbers at all
             arr = None
-    if arr is None or arr.dtype.kind not in _BIAS_VALUE_KINDS.get(acc.kind, ""):
+    if arr is None or _dt.value_kind(arr.dtype) not in _BIAS_VALUE_KINDS.get(acc.kind, ""):
         got = f"values of dtype {arr.dtype}" if arr is not None else _dt.short_repr(bias)
         raise DTypeError(
             f"gemmkit: bias must be a number or an array of numbers the {acc_name} "
@@ -345,8 +345,7 @@ def _c_operand(c, res_name, like):
     if _np is None or not isinstance(c, _SCALARS):
         return _operand(c, "c")
     dt = _dt.numpy_dtype(res_name, like)
-    kind = "f" if res_name == "bfloat16" else dt.kind
-    if type(c) not in _WEAK_KINDS.get(kind, ()):
+    if type(c) not in _WEAK_KINDS.get(_dt.value_kind(dt), ()):
         raise DTypeError(
             f"gemmkit: c={_dt.short_repr(c)} is not a value of the {res_name} result "
             "(gemmkit does not convert; pass an array of that type)")

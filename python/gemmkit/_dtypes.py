@@ -78,6 +78,12 @@ def np_dtype_name(dt) -> str | None:
     return None
 
 
+def value_kind(dt) -> str:
+    """numpy's kind letter of a dtype's values, with bfloat16 a float ("f";
+    ml_dtypes gives its types kind "V")."""
+    return "f" if np_dtype_name(dt) == "bfloat16" else dt.kind
+
+
 format_dtype_name = format_name  # gemmkit's name for a buffer's struct format, or None
 
 

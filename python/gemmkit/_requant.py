@@ -22,7 +22,7 @@ import math
 import numbers
 from array import array
 
-from ._dtypes import ragged_error, short_repr
+from ._dtypes import ragged_error, short_repr, value_kind
 from ._errors import ArgumentError, DTypeError, OverlapError, ShapeError
 
 try:
@@ -115,7 +115,7 @@ def _np_scale(scale, m, n, out, may_share):
             raise _bad_scale("scale", scale.item() if hasattr(scale, "item") else scale, s)
         return PER_TENSOR, _np.array([s], dtype=_np.float32)
     arr = _as_array(scale, "scale")
-    if arr.dtype.kind not in "fiu":
+    if value_kind(arr.dtype) not in "fiu":
         raise DTypeError(f"gemmkit: scale must hold real numbers, got dtype {arr.dtype}")
     kind, how = _orient("scale", arr.shape, m, n, True)
     if out is not None and may_share(arr, out):

@@ -231,6 +231,20 @@ def test_bias_conversions_that_are_taken():
     assert (gemmkit.gemm(a, b, bias=np.float64(1e300)) == np.inf).all()  # rounds to inf
 
 
+def test_bfloat16_values_are_real_numbers():
+    # ml_dtypes gives bfloat16 numpy's kind "V"; its values are floats for a
+    # bias, a requantization scale and a scalar c all the same.
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    bf16 = ml_dtypes.bfloat16
+    a, b = np.ones((3, 4), bf16), np.ones((4, 2), bf16)
+    got = gemmkit.gemm(a, b, bias=np.array([1, 2], bf16))
+    assert got.dtype == bf16 and (got.astype(np.float32) == [[5, 6]] * 3).all()
+    assert (gemmkit.gemm(a, b, c=0.5, beta=2).astype(np.float32) == 5).all()
+    a8, b8, _ = _operands("int8")
+    got = gemmkit.gemm_requant(a8, b8, scale=np.array([[0.5, 0.25]], bf16), zero_point=0)
+    assert (got == [[2, 1]] * 3).all()
+
+
 @pytest.mark.parametrize("activation", [
     "tanh", "RELU", ["relu"], ("relu",), ("leaky_relu",), ("leaky_relu", 0.1, 2), ("clip", 0),
     ("leaky_relu", "a"), ("leaky_relu", None), ("leaky_relu", 1j), ("leaky_relu", float("nan")),
