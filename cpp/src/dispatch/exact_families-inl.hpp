@@ -6,8 +6,9 @@
 // kInt64MrReg x kInt64Nr, kComplexMrReg x kComplexNr.
 //
 // The rings are widening families that wrap: 8-bit (int8/uint8 -> same),
-// 16-bit, 32-bit and bool products accumulate in int32, 64-bit ones in
-// int64 (types.hpp says why one kernel serves both signs of a width).
+// 16-bit and 32-bit products accumulate in int32, 64-bit ones in int64
+// (types.hpp says why one kernel serves both signs of a width); bool runs on
+// bit planes (kernel/bool_bits.hpp), 32 depth steps to an int32 lane.
 
 namespace gemmkit::GEMMKIT_ISA_NAMESPACE {
 
@@ -25,7 +26,7 @@ dispatch::Descriptor<std::int32_t> i32_descriptor() {
 }
 
 dispatch::Descriptor<bool8> bool_descriptor() {
-  return family_descriptor<Widen<bool8, std::int32_t, kMrReg, kNr>::Family, kSkinnyNr>();
+  return family_descriptor<BoolBits<kMrReg, kNr>::Family, kSkinnyNr>();
 }
 #endif
 

@@ -9,6 +9,7 @@
 #include "dispatch/descriptor.hpp"
 #include "dispatch/isa_namespace.hpp"
 #include "driver/driver.hpp"
+#include "kernel/bool_bits.hpp"
 #include "kernel/complex.hpp"
 #include "kernel/widen.hpp"
 #include "special/gemv.hpp"
@@ -254,6 +255,13 @@ template <class L, class A, int MR_REG, int MAIN_NR>
 struct Widen {
   template <int NR>
   using Family = kernel::WidenFamily<GEMMKIT_TOKEN, L, A, MR_REG, NR == 0 ? MAIN_NR : NR>;
+};
+
+// The bool bit-plane family of this token (bool_bits.hpp).
+template <int MR_REG, int MAIN_NR>
+struct BoolBits {
+  template <int NR>
+  using Family = kernel::BoolBitsFamily<GEMMKIT_TOKEN, MR_REG, NR == 0 ? MAIN_NR : NR>;
 };
 
 // The complex split family of this token for component type T (complex.hpp).

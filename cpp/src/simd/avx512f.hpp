@@ -221,6 +221,8 @@ struct Avx512Int32Ops {
   }
   static GEMMKIT_INLINE Reg max(Reg a, Reg b) { return _mm512_max_epi32(a, b); }
   static GEMMKIT_INLINE Reg min(Reg a, Reg b) { return _mm512_min_epi32(a, b); }
+  static GEMMKIT_INLINE Reg bit_and(Reg a, Reg b) { return _mm512_and_si512(a, b); }
+  static GEMMKIT_INLINE Reg bit_or(Reg a, Reg b) { return _mm512_or_si512(a, b); }
   static GEMMKIT_INLINE std::int32_t reduce_sum(Reg v) {
     const __m256i h = _mm256_add_epi32(_mm512_castsi512_si256(v),
                                        _mm512_extracti64x4_epi64(v, 1));

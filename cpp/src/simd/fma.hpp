@@ -191,6 +191,8 @@ struct SimdOps<isa_fma::Fma, std::int32_t> {
   }
   static GEMMKIT_INLINE Reg max(Reg a, Reg b) { return _mm256_max_epi32(a, b); }
   static GEMMKIT_INLINE Reg min(Reg a, Reg b) { return _mm256_min_epi32(a, b); }
+  static GEMMKIT_INLINE Reg bit_and(Reg a, Reg b) { return _mm256_and_si256(a, b); }
+  static GEMMKIT_INLINE Reg bit_or(Reg a, Reg b) { return _mm256_or_si256(a, b); }
   static GEMMKIT_INLINE std::int32_t reduce_sum(Reg v) {
     __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
     s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4E));

@@ -126,6 +126,8 @@ struct SimdOps<isa_neon::Neon, std::int32_t> {
   }
   static GEMMKIT_INLINE Reg max(Reg a, Reg b) { return vmaxq_s32(a, b); }
   static GEMMKIT_INLINE Reg min(Reg a, Reg b) { return vminq_s32(a, b); }
+  static GEMMKIT_INLINE Reg bit_and(Reg a, Reg b) { return vandq_s32(a, b); }
+  static GEMMKIT_INLINE Reg bit_or(Reg a, Reg b) { return vorrq_s32(a, b); }
   static GEMMKIT_INLINE std::int32_t reduce_sum(Reg v) {
     return std::int32_t(vaddvq_u32(u(v)));
   }

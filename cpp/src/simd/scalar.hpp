@@ -80,6 +80,8 @@ struct SimdOps<isa_scalar::Scalar, T> {
   static GEMMKIT_INLINE Reg fnma(Reg a, Reg b, Reg c) { return T(U(c) - U(a) * U(b)); }
   static GEMMKIT_INLINE Reg max(Reg a, Reg b) { return a > b ? a : b; }
   static GEMMKIT_INLINE Reg min(Reg a, Reg b) { return a < b ? a : b; }
+  static GEMMKIT_INLINE Reg bit_and(Reg a, Reg b) { return a & b; }
+  static GEMMKIT_INLINE Reg bit_or(Reg a, Reg b) { return a | b; }
   static GEMMKIT_INLINE T reduce_sum(Reg v) { return v; }
 };
 

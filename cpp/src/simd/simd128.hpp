@@ -216,6 +216,8 @@ struct SimdOps<isa_simd128::Simd128, std::int32_t> {
   }
   static GEMMKIT_INLINE Reg max(Reg a, Reg b) { return wasm_i32x4_max(a, b); }
   static GEMMKIT_INLINE Reg min(Reg a, Reg b) { return wasm_i32x4_min(a, b); }
+  static GEMMKIT_INLINE Reg bit_and(Reg a, Reg b) { return wasm_v128_and(a, b); }
+  static GEMMKIT_INLINE Reg bit_or(Reg a, Reg b) { return wasm_v128_or(a, b); }
   static GEMMKIT_INLINE std::int32_t reduce_sum(Reg v) {
     const Reg s = wasm_i32x4_add(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
     return wasm_i32x4_extract_lane(wasm_i32x4_add(s, wasm_i32x4_shuffle(s, s, 1, 0, 3, 2)), 0);

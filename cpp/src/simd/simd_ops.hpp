@@ -33,6 +33,9 @@
 //                                      do not
 //   reduce_sum(Reg v)                  sum of all lanes (GEMV, dot epilogues)
 //
+// int32 lanes also have bit_and(a, b) and bit_or(a, b) (the bool family's
+// bit planes, kernel/bool_bits.hpp).
+//
 // All functions are static and force-inlined; a token's SimdOps must compile
 // without any project header above L0.
 #pragma once
