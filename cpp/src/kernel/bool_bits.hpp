@@ -6,9 +6,9 @@
 // t of word w is depth step 32 w + t; a byte is true when nonzero, as
 // numpy's loops test it), so one lane's bit_and + bit_or does 32 products
 // where the widening ring kernel (an int32 multiply-add per depth step) did
-// one: 512^3 on one Zen 4 core went from 3.2 ms to below numpy's 2 ms, whose
-// loop stops at the first true product of each element (random data) but
-// runs the whole depth where products are rare.
+// one.  512^3 on one Zen 4 core, 2026-12-07 (bench_dtypes.py): 3.1 -> 0.21
+// ms; numpy 2.1 ms on random inputs, where its loop stops at the first true
+// product of each element, 42 ms at 1% true, where it runs the whole depth.
 //
 // Packed layouts (kMr rows, NR columns, W = ceil(kc / 32) words), int32:
 //   A panel: [W][kMr]   element (w, i) = bits of A(i, 32 w .. 32 w + 31)
