@@ -185,15 +185,16 @@ template <template <int> class Family, int SKINNY_NR, class O, int SHORT_NR = 0,
           class SQUARE = void>
 int family_gemm(const GemmTask<typename Family<0>::L, typename Family<0>::A, O>& task) {
   GemmTask<typename Family<0>::L, typename Family<0>::A, O> t = task;
-  const bool user_frame = !t.packed_a && !transposes<Family<0>>(t);
-  // A family whose bits depend on which operand is the kernel's A
-  // (kernel/complex.hpp) has a twin for products left in the user's
-  // orientation, so that they equal the transposed (and prepacked) ones.
-  if constexpr (requires { typename Family<0>::template UserFrame<0>; }) {
-    if (user_frame)
+  if (!t.packed_a) {
+    if (transposes<Family<0>>(t)) {
+      transpose(t);
+    } else if constexpr (requires { typename Family<0>::template UserFrame<0>; }) {
+      // A family whose bits depend on which operand is the kernel's A
+      // (kernel/complex.hpp) has a twin for products left in the user's
+      // orientation, so that they equal the transposed (and prepacked) ones.
       return family_batch<Family<0>::template UserFrame, SKINNY_NR, O, SHORT_NR, SQUARE>(t);
+    }
   }
-  if (!t.packed_a && !user_frame) transpose(t);
   return family_batch<Family, SKINNY_NR, O, SHORT_NR, SQUARE>(t);
 }
 

@@ -55,7 +55,7 @@ struct BoolBitsFamily {
   // slice up to kOneSliceUpTo, deeper ones in equal slices near it (their B
   // panels, kc / 8 bytes a column, stay a few KiB).
   static constexpr index_t kOneSliceUpTo = 8192;
-  static constexpr index_t kDeepSliceDepth = 8192;
+  static constexpr index_t kDeepSliceDepth = kOneSliceUpTo;
 
   static constexpr index_t words(index_t kc) { return (kc + kBits - 1) / kBits; }
   static constexpr index_t a_panel_size(index_t kc) { return kMr * words(kc); }
